@@ -1,0 +1,63 @@
+// HardwareProfile: one GPU type, its node and its network, as read from hardware-profiles/*.yaml.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace meshplan {
+
+/// Achieved fraction of peak for one dense GEMM that performs `flops` floating-point operations.
+/// A profile lists a handful of points; efficiency between them is interpolated in log(flops).
+struct EfficiencyPoint {
+  double flops = 0.0;       // 2*M*N*K of one GEMM call
+  double efficiency = 0.0;  // achieved / peak, in (0, 1]
+};
+
+/// One tier of the network: per-GPU bandwidth (one direction) and per-message latency.
+struct LinkSpec {
+  double bandwidth_bytes_per_s = 0.0;  // per GPU, unidirectional (NVLink: 300e9 on A100)
+  double latency_s = 0.0;              // alpha: per-step latency of a collective / p2p message
+  double efficiency = 1.0;             // achievable fraction of bandwidth_bytes_per_s (NCCL busbw)
+};
+
+/// Where a profile came from: datasheet or a `meshplan calibrate` run.
+struct Provenance {
+  std::string kind;          // "datasheet" | "calibrated"
+  std::string date;          // ISO date of measurement or of the datasheet
+  std::string host;          // calibrated: hostname
+  std::string tool_version;  // calibrated: meshplan version + git sha
+};
+
+struct HardwareProfile {
+  std::string name;     // file stem, e.g. "a100-80gb-sxm"
+  std::string file;     // path it was read from (for error messages)
+  std::string source;   // citations (datasheet URLs, papers)
+  Provenance provenance;
+
+  // --- one GPU ---
+  std::string gpu;                              // marketing name
+  double memory_bytes = 0.0;                    // HBM capacity
+  double reserved_memory_bytes = 0.0;           // CUDA context, allocator fragmentation: not usable
+  std::map<std::string, double> peak_flops;     // dense FLOP/s by dtype: "bf16", "fp16", "tf32", "fp32", "fp8"
+  double hbm_bytes_per_s = 0.0;                 // memory bandwidth
+  double hbm_efficiency = 0.8;                  // achievable fraction for element-wise kernels
+  std::vector<EfficiencyPoint> gemm_efficiency; // sorted by flops ascending
+  double other_memory_bytes = 0.0;              // workspace + communication buffers per GPU
+
+  // --- node and network ---
+  int gpus_per_node = 8;
+  LinkSpec intra_node;  // NVLink/NVSwitch or PCIe, per GPU
+  LinkSpec inter_node;  // InfiniBand/Ethernet, per GPU (node NICs / gpus_per_node)
+  double dollars_per_gpu_hour = 0.0;            // for --objective cost; 0 = unknown
+
+  double usable_memory_bytes() const { return memory_bytes - reserved_memory_bytes; }
+  /// Dense peak for `dtype`; 0 when the profile does not list it.
+  double peak_flops_for(const std::string& dtype) const;
+};
+
+/// Checks a profile for missing or non-positive values; `file` names the source.
+ErrorList validate_hardware(const HardwareProfile& hw);
+
+}  // namespace meshplan

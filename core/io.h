@@ -1,0 +1,30 @@
+// Loading and saving specs (model files, hardware profiles) as YAML/JSON; the only yaml-cpp/json user in core.
+#pragma once
+#include <string>
+
+#include "core/error.h"
+#include "core/hardware_profile.h"
+#include "core/model_spec.h"
+
+namespace meshplan {
+
+/// Reads a whole file; a missing/unreadable file is an Error naming it.
+Result<std::string> read_text_file(const std::string& path);
+
+/// Parses a model file's text (YAML or JSON; Hugging Face config.json or GPT-2 keys; DESIGN.md
+/// "Model files"). `file` is used in messages and for the default name (file stem).
+Result<ModelSpec> parse_model(const std::string& text, const std::string& file);
+Result<ModelSpec> load_model(const std::string& path);
+
+/// Hugging Face keys (+ name, source, mlp) as a JSON object text; parse_model reads it back.
+std::string model_to_json(const ModelSpec& m);
+
+/// Parses a hardware profile (YAML schema in hardware-profiles/README.md).
+Result<HardwareProfile> parse_hardware(const std::string& text, const std::string& file);
+/// `name_or_path`: an existing file path, or a profile stem looked up in `profiles_dir`.
+Result<HardwareProfile> load_hardware(const std::string& name_or_path, const std::string& profiles_dir);
+
+/// Profile as YAML in the same schema parse_hardware reads (round-trips). Deterministic key order.
+std::string hardware_to_yaml(const HardwareProfile& hw);
+
+}  // namespace meshplan

@@ -1,0 +1,44 @@
+// ModelSpec: the shape of a decoder-only transformer, read from Hugging Face / GPT-2 config keys.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/error.h"
+
+namespace meshplan {
+
+enum class MlpKind { Gated, Plain };  // Gated = SwiGLU (3 matrices), Plain = GELU 4h MLP (2 matrices)
+
+struct ModelSpec {
+  std::string name;                 // file stem or explicit `name:` key
+  std::string source;               // citation (`source:` key), empty when not given
+  std::string model_type;           // "llama", "gpt2", ...
+  int64_t hidden_size = 0;          // h
+  int64_t num_layers = 0;           // L
+  int64_t num_heads = 0;            // a
+  int64_t num_kv_heads = 0;         // g (GQA groups); == a for multi-head attention
+  int64_t intermediate_size = 0;    // f, MLP width (per gate for gated MLPs)
+  int64_t vocab_size = 0;           // V
+  int64_t max_position_embeddings = 0;
+  MlpKind mlp = MlpKind::Gated;
+  bool tie_word_embeddings = false;
+  bool learned_positions = false;   // GPT-2 style absolute position table (s_max x h parameters)
+  bool biases = false;              // GPT-2 style biases on linear layers
+
+  int64_t head_dim() const { return hidden_size / num_heads; }
+  int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)
+
+  /// Parameters of one transformer layer (attention + MLP + 2 norms [+ biases]).
+  double layer_parameters() const;
+  /// Token embedding (+ learned positions) parameters.
+  double embedding_parameters() const;
+  /// LM head parameters (0 when tied to the embedding).
+  double lm_head_parameters() const;
+  /// Total trainable parameters: embedding + L layers + final norm + LM head.
+  double num_parameters() const;
+};
+
+/// Checks shapes: positive sizes, heads | hidden, kv_heads | heads. `file` names the source.
+ErrorList validate_model(const ModelSpec& m, const std::string& file);
+
+}  // namespace meshplan

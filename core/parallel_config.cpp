@@ -1,0 +1,175 @@
+// Names, parsing and validation of ParallelConfig and Job.
+#include "core/parallel_config.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace meshplan {
+
+const char* to_string(Recompute r) {
+  switch (r) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full: return "full";
+  }
+  return "?";
+}
+
+const char* to_string(ScheduleKind s) {
+  switch (s) {
+    case ScheduleKind::GPipe: return "gpipe";
+    case ScheduleKind::OneFOneB: return "1f1b";
+    case ScheduleKind::Interleaved: return "interleaved";
+    case ScheduleKind::ZeroBubbleH1: return "zb-h1";
+  }
+  return "?";
+}
+
+const char* to_string(ParamConvention c) {
+  switch (c) {
+    case ParamConvention::Default16: return "default";
+    case ParamConvention::Megatron: return "megatron";
+    case ParamConvention::Fp32Grads: return "fp32-grads";
+  }
+  return "?";
+}
+
+std::optional<Recompute> parse_recompute(const std::string& s) {
+  for (auto r : {Recompute::None, Recompute::Selective, Recompute::Full})
+    if (s == to_string(r)) return r;
+  return std::nullopt;
+}
+
+std::optional<ScheduleKind> parse_schedule(const std::string& s) {
+  for (auto k : {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved,
+                 ScheduleKind::ZeroBubbleH1})
+    if (s == to_string(k)) return k;
+  if (s == "zb" || s == "zbh1") return ScheduleKind::ZeroBubbleH1;
+  return std::nullopt;
+}
+
+std::optional<ParamConvention> parse_param_convention(const std::string& s) {
+  for (auto c : {ParamConvention::Default16, ParamConvention::Megatron, ParamConvention::Fp32Grads})
+    if (s == to_string(c)) return c;
+  if (s == "16") return ParamConvention::Default16;
+  return std::nullopt;
+}
+
+ParamBytes param_bytes(ParamConvention c) {
+  switch (c) {
+    case ParamConvention::Default16: return {2.0, 2.0, 12.0};
+    case ParamConvention::Megatron: return {2.0, 4.0, 12.0};
+    case ParamConvention::Fp32Grads: return {4.0, 4.0, 12.0};
+  }
+  return {};
+}
+
+std::vector<int> layers_per_chunk(const ModelSpec& m, const ParallelConfig& cfg) {
+  const int chunks = cfg.pp * std::max(1, cfg.virtual_stages);
+  if (!cfg.layers_per_stage.empty()) return cfg.layers_per_stage;
+  std::vector<int> out(chunks, static_cast<int>(m.num_layers / chunks));
+  int extra = static_cast<int>(m.num_layers % chunks);
+  // Extra layers go to the middle chunks: the first and last also carry embedding and LM head.
+  int start = (chunks - extra) / 2;
+  for (int i = 0; i < extra; ++i) out[start + i] += 1;
+  return out;
+}
+
+static std::string str(int64_t v) { return std::to_string(v); }
+
+static std::string divisors_of(int64_t n, int64_t limit) {
+  std::string s;
+  for (int64_t d = 1; d <= n && d <= limit; ++d)
+    if (n % d == 0) s += (s.empty() ? "" : ",") + str(d);
+  return "{" + s + "}";
+}
+
+ErrorList validate_job(const Job& job, const std::string& where) {
+  ErrorList e;
+  if (job.gpus <= 0)
+    e.push_back(make_error(where, "--gpus", str(job.gpus), "must be positive", "e.g. --gpus 8"));
+  if (job.global_batch <= 0)
+    e.push_back(make_error(where, "--global-batch", str(job.global_batch), "must be positive",
+                           "sequences per optimizer step, e.g. 1024"));
+  if (job.seq_len <= 0)
+    e.push_back(make_error(where, "--seq", str(job.seq_len), "must be positive", "e.g. 4096"));
+  return e;
+}
+
+static void check_tp(const Problem& p, const ParallelConfig& c, const std::string& w, ErrorList& e) {
+  const ModelSpec& m = p.model;
+  if (m.num_heads % c.tp != 0 || m.num_kv_heads % c.tp != 0)
+    e.push_back(make_error(w, "--tp", str(c.tp),
+                           "must divide num_attention_heads=" + str(m.num_heads) +
+                               " and num_key_value_heads=" + str(m.num_kv_heads),
+                           "try tp in " + divisors_of(std::gcd(m.num_heads, m.num_kv_heads), 64)));
+  if (c.tp > p.hardware.gpus_per_node && !p.job.allow_tp_across_nodes)
+    e.push_back(make_error(w, "--tp", str(c.tp),
+                           "exceeds gpus_per_node=" + str(p.hardware.gpus_per_node) +
+                               " of " + p.hardware.name,
+                           "keep TP inside a node, or pass --allow-tp-across-nodes"));
+  if (c.sequence_parallel && c.tp == 1)
+    e.push_back(make_error(w, "--sequence-parallel", "true", "needs tp > 1",
+                           "drop --sequence-parallel or raise --tp"));
+}
+
+static void check_pp(const Problem& p, const ParallelConfig& c, const std::string& w, ErrorList& e) {
+  const int64_t L = p.model.num_layers;
+  const int v = c.virtual_stages;
+  if (c.schedule != ScheduleKind::Interleaved && v != 1)
+    e.push_back(make_error(w, "--virtual-stages", str(v), "only the interleaved schedule uses it",
+                           "use --schedule interleaved or --virtual-stages 1"));
+  if (c.schedule == ScheduleKind::Interleaved) {
+    if (v < 2)
+      e.push_back(make_error(w, "--virtual-stages", str(v), "interleaved needs v >= 2",
+                             "e.g. --virtual-stages 2"));
+    if (c.pp < 2)
+      e.push_back(make_error(w, "--schedule", "interleaved", "needs pp >= 2", "use 1f1b"));
+    if (c.num_micro_batches % c.pp != 0)
+      e.push_back(make_error(w, "--micro-batch", str(c.micro_batch_size),
+                             "interleaved needs micro-batches (" + str(c.num_micro_batches) +
+                                 ") to be a multiple of pp=" + str(c.pp),
+                             "change the micro-batch size or the global batch"));
+  }
+  const int64_t chunks = static_cast<int64_t>(c.pp) * std::max(1, v);
+  if (chunks > L)
+    e.push_back(make_error(w, "--pp", str(c.pp),
+                           "pp*v=" + str(chunks) + " exceeds num_hidden_layers=" + str(L),
+                           "each pipeline chunk needs at least one layer"));
+  if (!c.layers_per_stage.empty()) {
+    int64_t sum = std::accumulate(c.layers_per_stage.begin(), c.layers_per_stage.end(), int64_t{0});
+    if (static_cast<int64_t>(c.layers_per_stage.size()) != chunks || sum != L ||
+        *std::min_element(c.layers_per_stage.begin(), c.layers_per_stage.end()) < 1)
+      e.push_back(make_error(w, "layers_per_stage", str(sum),
+                             "needs pp*v=" + str(chunks) + " positive entries summing to " + str(L),
+                             "omit it for an even split"));
+  }
+}
+
+ErrorList validate_config(const Problem& p, const ParallelConfig& c, const std::string& w) {
+  ErrorList e;
+  if (c.tp < 1 || c.pp < 1 || c.dp < 1) {
+    e.push_back(make_error(w, "--tp/--pp", str(c.tp) + "/" + str(c.pp), "degrees must be >= 1",
+                           "e.g. --tp 8 --pp 1"));
+    return e;
+  }
+  const int64_t model_parallel = static_cast<int64_t>(c.tp) * c.pp;
+  if (p.job.gpus % model_parallel != 0 || static_cast<int64_t>(c.dp) * model_parallel != p.job.gpus)
+    e.push_back(make_error(w, "--gpus", str(p.job.gpus),
+                           "not divisible by tp*pp=" + str(model_parallel),
+                           "use a GPU count that is a multiple of tp*pp, or change tp/pp"));
+  if (c.zero_stage < 0 || c.zero_stage > 3)
+    e.push_back(make_error(w, "--zero", str(c.zero_stage), "must be 0, 1, 2 or 3", ""));
+  if (c.micro_batch_size < 1 || c.num_micro_batches < 1)
+    e.push_back(make_error(w, "--micro-batch", str(c.micro_batch_size), "must be >= 1", ""));
+  else if (c.micro_batch_size * c.num_micro_batches * c.dp != p.job.global_batch)
+    e.push_back(make_error(w, "--global-batch", str(p.job.global_batch),
+                           "not divisible by dp*micro_batch=" + str(c.dp) + "*" +
+                               str(c.micro_batch_size),
+                           "global batch must equal micro_batch x micro_batches x dp"));
+  check_tp(p, c, w, e);
+  check_pp(p, c, w, e);
+  return e;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,82 @@
+// ParallelConfig (tp/pp/dp/ZeRO/micro-batching/recompute/schedule), Job and Problem, with validation.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/hardware_profile.h"
+#include "core/model_spec.h"
+
+namespace meshplan {
+
+enum class Recompute { None, Selective, Full };
+enum class ScheduleKind { GPipe, OneFOneB, Interleaved, ZeroBubbleH1 };
+
+/// Bytes per parameter for weights + gradients + optimizer state (DESIGN.md "Conventions").
+/// Default16: bf16 weights 2 + bf16 grads 2 + fp32 master, m, v 12.
+/// Megatron: bf16 weights 2 + fp32 main grads 4 + fp32 master, m, v 12 = 18.
+/// Fp32Grads: fp32 weights 4 + fp32 grads 4 + master, m, v 12 = 20.
+enum class ParamConvention { Default16, Megatron, Fp32Grads };
+
+const char* to_string(Recompute r);
+const char* to_string(ScheduleKind s);
+const char* to_string(ParamConvention c);
+std::optional<Recompute> parse_recompute(const std::string& s);
+std::optional<ScheduleKind> parse_schedule(const std::string& s);
+std::optional<ParamConvention> parse_param_convention(const std::string& s);
+
+/// Bytes per parameter of each state kind under a convention.
+struct ParamBytes {
+  double weights = 2.0;    // the working copy the GEMMs read
+  double gradients = 2.0;  // gradient buffer reduced across DP
+  double optimizer = 12.0; // fp32 master + Adam m + v
+};
+ParamBytes param_bytes(ParamConvention c);
+
+/// One way to lay the job out on the GPUs. DP is derived: gpus / (tp * pp).
+struct ParallelConfig {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  int zero_stage = 0;                 // 0..3
+  int64_t micro_batch_size = 1;       // sequences per micro-batch per DP rank
+  int64_t num_micro_batches = 1;      // per DP rank per step (gradient accumulation)
+  Recompute recompute = Recompute::None;
+  bool sequence_parallel = false;     // only with tp > 1
+  ScheduleKind schedule = ScheduleKind::OneFOneB;
+  int virtual_stages = 1;             // v: model chunks per pipeline rank (interleaved only)
+  bool dp_overlap = true;             // overlap DP gradient communication with backward
+  std::vector<int> layers_per_stage;  // size pp (or pp*v chunks); empty = as even as possible
+};
+
+/// What the user wants trained, independent of how it is split.
+struct Job {
+  int64_t gpus = 0;
+  int64_t global_batch = 0;           // sequences per optimizer step
+  int64_t seq_len = 0;                // tokens per sequence
+  std::string dtype = "bf16";         // compute dtype used to look up peak FLOP/s
+  ParamConvention convention = ParamConvention::Default16;
+  bool allow_tp_across_nodes = false;
+};
+
+struct Problem {
+  ModelSpec model;
+  HardwareProfile hardware;
+  Job job;
+};
+
+/// Layers held by each of the pp*v model chunks (chunk c lives on pipeline rank c % pp).
+/// Uses cfg.layers_per_stage when given; otherwise spreads L as evenly as possible, the extra
+/// layers going to the middle chunks (the first and last also hold embedding and LM head).
+std::vector<int> layers_per_chunk(const ModelSpec& m, const ParallelConfig& cfg);
+
+/// Every reason this configuration cannot run this job (empty = valid). Does not check memory.
+/// `where` names the origin of the config for messages, e.g. "command line" or a plan file.
+ErrorList validate_config(const Problem& p, const ParallelConfig& cfg, const std::string& where);
+
+/// Checks the job alone (positive GPUs, batch, sequence length).
+ErrorList validate_job(const Job& job, const std::string& where);
+
+}  // namespace meshplan

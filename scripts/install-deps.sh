@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs meshplan's build and test dependencies from Debian's packages (Debian 12).
+# The CUDA toolkit and NCCL are optional and not installed here: CMake uses them when present.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+PKGS=(build-essential cmake pkg-config git
+      libcli11-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev catch2
+      libgraphviz-dev graphviz openmpi-bin libopenmpi-dev
+      python3 python3-numpy python3-yaml)
+# PyTorch on CPU is the external oracle for the executor's gradients (tests skip without it).
+if [ "${MESHPLAN_WITH_TORCH:-1}" = "1" ]; then PKGS+=(python3-torch); fi
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+echo "meshplan: dependencies installed"
