@@ -18,11 +18,11 @@ ErrorList validate_hardware(const HardwareProfile& hw) {
   ErrorList e;
   const std::string& f = hw.file;
   require_positive(e, f, "gpu.memory_gb", hw.memory_bytes, "HBM capacity in GB, e.g. 80");
-  require_positive(e, f, "gpu.hbm_bandwidth_gbps", hw.hbm_bytes_per_s, "e.g. 2039 for A100 80GB");
+  require_positive(e, f, "gpu.hbm_bandwidth_gb_per_s", hw.hbm_bytes_per_s, "e.g. 2039 for A100 80GB");
   require_positive(e, f, "node.gpus_per_node", hw.gpus_per_node, "e.g. 8");
-  require_positive(e, f, "node.intra_node.bandwidth_gbps", hw.intra_node.bandwidth_bytes_per_s,
+  require_positive(e, f, "node.intra_node.bandwidth_gb_per_s", hw.intra_node.bandwidth_bytes_per_s,
                    "per-GPU NVLink or PCIe bandwidth in GB/s");
-  require_positive(e, f, "network.inter_node.bandwidth_gbps", hw.inter_node.bandwidth_bytes_per_s,
+  require_positive(e, f, "network.inter_node.bandwidth_gb_per_s", hw.inter_node.bandwidth_bytes_per_s,
                    "per-GPU network bandwidth in GB/s, e.g. 25 for one HDR NIC per GPU");
   if (hw.peak_flops.empty())
     e.push_back(make_error(f, "gpu.peak_tflops", "", "no dtype listed", "add e.g. bf16: 312"));

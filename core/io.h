@@ -1,6 +1,7 @@
 // Loading and saving specs (model files, hardware profiles) as YAML/JSON; the only yaml-cpp/json user in core.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/hardware_profile.h"
@@ -26,5 +27,19 @@ Result<HardwareProfile> load_hardware(const std::string& name_or_path, const std
 
 /// Profile as YAML in the same schema parse_hardware reads (round-trips). Deterministic key order.
 std::string hardware_to_yaml(const HardwareProfile& hw);
+/// The same profile as a JSON object text (same keys; parse_hardware reads it back).
+std::string hardware_to_json(const HardwareProfile& hw);
+
+/// Any JSON text re-emitted with 2-space indentation, keys in the JSON's order, lists of scalars on
+/// one line and every float in its shortest round-trip form (nlohmann's dump may print 17 digits).
+/// Ends with a newline. Invalid JSON is a bug of the caller (assert). Used by every JSON report.
+std::string format_json(const std::string& json_text);
+
+/// Any JSON text re-emitted as block YAML, keys in the JSON's order (deterministic). Invalid JSON
+/// is a bug of the caller (assert); used by every `--format yaml` report.
+std::string json_to_yaml(const std::string& json_text);
+
+/// Stems of the *.yaml profiles in `profiles_dir`, sorted (for "unknown profile" hints and listings).
+std::vector<std::string> list_profiles(const std::string& profiles_dir);
 
 }  // namespace meshplan

@@ -1,0 +1,113 @@
+// `meshplan calibrate --backend cpu --output profile.yaml`: measures GEMM, memory bandwidth and
+// MPI collectives on the ranks it is launched with, fits the cost model's parameters and writes a
+// hardware profile (with provenance and raw curves) that plan/estimate/simulate accept as is.
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <memory>
+
+#include "cli/calibrate_report.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/report.h"
+#include "executor/calibrate/calibration.h"
+#include "executor/mpi/mpi_comm.h"
+
+namespace meshplan::cli {
+
+namespace {
+
+struct CalibrateArgs {
+  std::string backend = "cpu";
+  std::string name;                 // default cpu-<host>
+  OutputOptions output;
+  exec::CalibrationOptions probe;
+  bool quick = false;
+  double comm_timeout_s = 300;
+};
+
+std::string today_utc() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d", std::gmtime(&now));
+  return buf;
+}
+
+// "[#########...........]  45 %  all_gather 2048 B" redrawn in place on a terminal.
+exec::ProgressFn progress_bar() {
+  if (!isatty(STDERR_FILENO)) return nullptr;
+  return [](double f, const std::string& what) {
+    const int width = 30, done = static_cast<int>(f * width + 0.5);
+    std::fprintf(stderr, "\r[%s%s] %3.0f %%  %-40.40s", std::string(done, '#').c_str(),
+                 std::string(width - done, '.').c_str(), f * 100.0, what.c_str());
+    if (f >= 1.0) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  };
+}
+
+Result<bool> check_args(const CalibrateArgs& a, int world) {
+  if (a.backend != "cpu") {
+    return make_error("command line", "--backend", a.backend,
+                      a.backend == "cuda" ? "this build has no CUDA calibration backend" : "unknown backend",
+                      "use --backend cpu");
+  }
+  if (a.output.output.empty())
+    return make_error("command line", "--output", "", "is required", "e.g. --output hardware-profiles/calibrated/cpu.yaml");
+  if (world < 2) {
+    return make_error("command line", "ranks", std::to_string(world),
+                      "the collective sweeps need at least 2 ranks",
+                      "launch with mpirun -np 2 (or more) meshplan calibrate ...");
+  }
+  return check_format(a.output);
+}
+
+int run_calibrate(CalibrateArgs& a) {
+  exec::MpiRuntime mpi(a.comm_timeout_s);
+  const bool root = mpi.world_rank() == 0;
+  if (auto ok = check_args(a, mpi.world_size()); !ok) return root ? report_error(ok.error()) : kExitBadInput;
+  if (a.quick) {
+    a.probe.gemm_max_n = 256;
+    a.probe.gemm_target_s = 0.02;
+    a.probe.memory_bytes = 16 << 20;
+    a.probe.sweep.max_bytes = std::min(a.probe.sweep.max_bytes, 4e6);
+    a.probe.sweep.target_s = 0.01;
+  }
+  if (root) a.probe.progress = progress_bar();
+  std::unique_ptr<exec::Backend> backend = exec::make_cpu_backend();
+  exec::CalibrationResult r = exec::run_calibration(*backend, mpi.world(), a.probe);
+  if (!root) return kExitOk;
+  const std::string name = a.name.empty() ? "cpu-" + r.host : a.name;
+  const HardwareProfile hw = exec::calibrated_profile(r, name, today_utc(),
+                                                      std::string(MESHPLAN_VERSION) + " (" + MESHPLAN_GIT_SHA + ")");
+  if (auto w = write_text_file(a.output.output, calibrated_profile_yaml(hw, r)); !w) return report_error(w.error());
+  if (a.output.format == "json") std::cout << calibration_json(hw, r);
+  else if (a.output.format == "yaml") std::cout << json_text_to_yaml(calibration_json(hw, r));
+  else std::cout << calibration_table(hw, r, a.output.output);
+  return r.all_verified ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<CalibrateArgs>();
+  CLI::App* sub = app.add_subcommand("calibrate", "Measure GEMM, memory and MPI collectives; write a hardware profile");
+  sub->add_option("--backend", args->backend, "Backend to calibrate: cpu (default) | cuda");
+  sub->add_option("--output", args->output.output, "Profile YAML to write (required)");
+  sub->add_option("--format", args->output.format, "Summary on stdout: table|json|yaml (default table)");
+  sub->add_option("--name", args->name, "Profile name (default cpu-<host>)");
+  sub->add_option("--gemm-max-n", args->probe.gemm_max_n, "Largest square GEMM side of the sweep (default 768)");
+  sub->add_option("--max-bytes", args->probe.sweep.max_bytes, "Largest collective size in bytes (default 256e6)");
+  sub->add_option("--time-budget-s", args->probe.sweep.budget_s,
+                  "Collective sweeps stop growing sizes after this long (default 60)");
+  sub->add_flag("--quick", args->quick, "Small sweeps for CI and small machines (GEMM <= 256, collectives <= 4 MB)");
+  sub->add_option("--comm-timeout-s", args->comm_timeout_s, "End the job when one communication blocks longer (default 300)");
+  sub->footer("Launch on the ranks to calibrate: mpirun -np 4 meshplan calibrate --output cpu.yaml\n"
+              "(as root: --allow-run-as-root; more ranks than cores: --oversubscribe). Then plan on it:\n"
+              "meshplan plan --hardware cpu.yaml --dtype fp32 ...");
+  sub->callback([args, &exit_code] { exit_code = run_calibrate(*args); });
+}
+
+}  // namespace meshplan::cli

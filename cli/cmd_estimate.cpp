@@ -1,0 +1,58 @@
+// `meshplan estimate`: one configuration in, its memory/time/throughput breakdown out (DESIGN.md).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/plan_file.h"
+#include "cli/report.h"
+#include "costmodel/estimate.h"
+
+namespace meshplan::cli {
+
+namespace {
+
+struct EstimateArgs {
+  ProblemOptions problem;
+  ConfigOptions config;
+  OutputOptions output;
+  PlanInputOptions plan;
+};
+
+int run_estimate(const EstimateArgs& a) {
+  if (auto f = check_format(a.output); !f) return report_error(f.error());
+  auto setup = resolve_setup(a.problem, a.config, a.plan);
+  if (!setup) return report_error(setup.error());
+  const Setup& s = setup.value();
+  const StepEstimate est = estimate_step(s.problem, s.config);
+  std::cout << render_estimate(s.problem, est, a.output.format);
+  std::cout.flush();
+  if (!a.output.output.empty()) {
+    // --output writes a plan file with this one candidate, so it can be simulated or run.
+    PlanFile plan;
+    plan.problem = s.problem;
+    plan.candidates.push_back(est);
+    plan.searched = 1;
+    if (auto w = write_text_file(a.output.output, plan_file_json(plan)); !w) return report_error(w.error());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_estimate_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<EstimateArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "estimate", "Memory, step time and throughput of one configuration (DP = gpus / (tp*pp))");
+  add_problem_options(sub, args->problem);
+  add_config_options(sub, args->config);
+  add_plan_input_options(sub, args->plan);
+  add_output_options(sub, args->output);
+  sub->footer("--output FILE writes a plan file (meshplan.plan/1) with this configuration as its "
+              "only candidate; --plan FILE [--candidate i] reads one back (config flags override).");
+  sub->callback([args, &exit_code] { exit_code = run_estimate(*args); });
+}
+
+}  // namespace meshplan::cli

@@ -1,0 +1,277 @@
+// `meshplan plan`: search every TP/PP/DP/ZeRO layout, rank, explain and export (DESIGN.md).
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/plan_file.h"
+#include "cli/report.h"
+#include "cli/report_json.h"
+#include "planner/diagnose.h"
+#include "planner/explain.h"
+#include "planner/export.h"
+#include "planner/plan_table.h"
+#include "planner/search.h"
+
+namespace meshplan::cli {
+
+namespace {
+
+const char* kWhere = "command line";
+
+// Narrowing flags take comma-separated lists ("--tp 2,4,8"); kept as text for our own errors.
+struct PlanArgs {
+  ProblemOptions problem;
+  OutputOptions output;
+  std::string tp, pp, zero, micro_batch, recompute, schedule, virtual_stages;
+  bool sp_on = false, sp_off = false, overlap_on = false, overlap_off = false;
+  int max_tp = 0, max_pp = 0, top = 5;
+  std::string objective = "step-time";
+  double dollars_per_gpu_hour = 0;
+  bool explain = false, pareto = false, no_progress = false;
+  std::string export_kind;  // "", "megatron", "deepspeed"
+};
+
+Result<std::vector<int64_t>> parse_ints(const std::string& text, const char* flag, int64_t lo,
+                                        int64_t hi) {
+  std::vector<int64_t> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    const long long v = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < lo || v > hi)
+      return make_error(kWhere, flag, text,
+                        "must be integers in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                            " separated by commas",
+                        std::string("e.g. ") + flag + " " + std::to_string(lo));
+    out.push_back(v);
+  }
+  return out;
+}
+
+Result<std::vector<int>> parse_small_ints(const std::string& text, const char* flag, int lo, int hi) {
+  auto r = parse_ints(text, flag, lo, hi);
+  if (!r) return r.error();
+  return std::vector<int>(r->begin(), r->end());
+}
+
+template <class T>
+Result<std::vector<T>> parse_names(const std::string& text, const char* flag,
+                                   std::optional<T> (*parse)(const std::string&), const char* hint) {
+  std::vector<T> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const std::optional<T> v = parse(item);
+    if (!v) return make_error(kWhere, flag, text, "unknown value '" + item + "'", hint);
+    out.push_back(*v);
+  }
+  return out;
+}
+
+Result<std::vector<int>> on_off(bool on, bool off, const char* flag) {
+  if (on && off)
+    return make_error(kWhere, flag, "", "given together with its --no- form", "pass one of them");
+  if (on) return std::vector<int>{1};
+  if (off) return std::vector<int>{0};
+  return std::vector<int>{};
+}
+
+// Fills opt.space from the narrowing flags; the first bad flag is the Error.
+Result<bool> narrow(const PlanArgs& a, SearchSpace& s) {
+  const int64_t big = int64_t{1} << 30;
+  if (!a.tp.empty()) { auto v = parse_small_ints(a.tp, "--tp", 1, big); if (!v) return v.error(); s.tp = *v; }
+  if (!a.pp.empty()) { auto v = parse_small_ints(a.pp, "--pp", 1, big); if (!v) return v.error(); s.pp = *v; }
+  if (!a.zero.empty()) { auto v = parse_small_ints(a.zero, "--zero", 0, 3); if (!v) return v.error(); s.zero = *v; }
+  if (!a.micro_batch.empty()) {
+    auto v = parse_ints(a.micro_batch, "--micro-batch", 1, big);
+    if (!v) return v.error();
+    s.micro_batch = *v;
+  }
+  if (!a.virtual_stages.empty()) {
+    auto v = parse_small_ints(a.virtual_stages, "--virtual-stages", 1, big);
+    if (!v) return v.error();
+    s.virtual_stages = *v;
+  }
+  if (!a.recompute.empty()) {
+    auto v = parse_names<Recompute>(a.recompute, "--recompute", parse_recompute, "use none, selective or full");
+    if (!v) return v.error();
+    s.recompute = *v;
+  }
+  if (!a.schedule.empty()) {
+    auto v = parse_names<ScheduleKind>(a.schedule, "--schedule", parse_schedule,
+                                       "use gpipe, 1f1b, interleaved or zb-h1");
+    if (!v) return v.error();
+    s.schedule = *v;
+  }
+  auto sp = on_off(a.sp_on, a.sp_off, "--sequence-parallel");
+  if (!sp) return sp.error();
+  s.sequence_parallel = *sp;
+  auto ov = on_off(a.overlap_on, a.overlap_off, "--dp-overlap");
+  if (!ov) return ov.error();
+  s.dp_overlap = *ov;
+  if (a.max_tp < 0 || a.max_pp < 0)
+    return make_error(kWhere, a.max_tp < 0 ? "--max-tp" : "--max-pp",
+                      std::to_string(a.max_tp < 0 ? a.max_tp : a.max_pp), "must be >= 1", "e.g. --max-tp 8");
+  s.max_tp = a.max_tp;
+  s.max_pp = a.max_pp;
+  return true;
+}
+
+Result<SearchOptions> search_options(const PlanArgs& a, const Problem& p) {
+  SearchOptions opt;
+  if (auto r = narrow(a, opt.space); !r) return r.error();
+  if (a.top < 1) return make_error(kWhere, "--top", std::to_string(a.top), "must be >= 1", "e.g. --top 5");
+  opt.top_k = a.top;
+  const auto obj = parse_objective(a.objective);
+  if (!obj)
+    return make_error(kWhere, "--objective", a.objective, "unknown objective",
+                      "use step-time, tokens-per-s, mfu or cost");
+  opt.objective = *obj;
+  opt.dollars_per_gpu_hour = a.dollars_per_gpu_hour;
+  if (opt.objective == Objective::Cost && a.dollars_per_gpu_hour <= 0 &&
+      p.hardware.dollars_per_gpu_hour <= 0)
+    return make_error(kWhere, "--objective", "cost", "profile " + p.hardware.name + " has no price",
+                      "pass --dollars-per-gpu-hour");
+  opt.pareto = a.pareto;
+  if (!a.export_kind.empty() && a.export_kind != "megatron" && a.export_kind != "deepspeed")
+    return make_error(kWhere, "--export", a.export_kind, "unknown export", "use megatron or deepspeed");
+  return opt;
+}
+
+// Redraws "searching [#####     ] 45%" on stderr once a search has run for a second, when stderr
+// is a terminal; erases it at the end.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool allowed) : enabled_(allowed && isatty(STDERR_FILENO)) {}
+  ~ProgressBar() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+  void update(int64_t done, int64_t total) {
+    if (!enabled_ || total <= 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    shown_ = true;
+    const int width = 30, filled = static_cast<int>(width * done / total);
+    std::fprintf(stderr, "\rsearching [%s%s] %3d%% %s/%s configurations",
+                 std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(),
+                 static_cast<int>(100 * done / total), group_thousands(done).c_str(),
+                 group_thousands(total).c_str());
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_ = start_;
+};
+
+// The plan file (DESIGN.md keys) plus "objective", "search" counts and, with --pareto, "pareto".
+std::string plan_json(const Problem& p, const SearchOptions& opt, const SearchResult& r) {
+  PlanFile plan;
+  plan.problem = p;
+  plan.candidates = r.top;
+  plan.searched = r.space;
+  for (int i = 0; i < kNumReasons; ++i) plan.rejected[reason_name(static_cast<Reason>(i))] = r.rejected.n[i];
+  ojson j = ojson::parse(plan_file_json(plan));
+  j["objective"] = to_string(opt.objective);
+  j["search"] = {{"space", r.space},           {"fitting", r.fitting()},
+                 {"memory_checks", r.memory_checks}, {"evaluated", r.evaluated},
+                 {"pruned_by_time_bound", r.pruned}, {"top_k", opt.top_k}};
+  if (opt.pareto) {
+    ojson front = ojson::array();
+    for (const StepEstimate& e : r.pareto) front.push_back(estimate_object(p, e));
+    j["pareto"] = front;
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string report(const PlanArgs& a, const Problem& p, const SearchOptions& opt, const SearchResult& r,
+                   const std::string& json) {
+  if (!a.export_kind.empty()) {
+    const ParallelConfig& best = r.top.front().config;
+    return a.export_kind == "megatron" ? megatron_args(p, best) : deepspeed_config_json(p, best);
+  }
+  if (a.output.format == "json") return json;
+  if (a.output.format == "yaml") return json_text_to_yaml(json);
+  return plan_table(p, opt, r);
+}
+
+int run_plan(const PlanArgs& a) {
+  if (auto f = check_format(a.output); !f) return report_error(f.error());
+  auto problem = load_problem(a.problem);
+  if (!problem) return report_error(problem.error());
+  const Problem& p = problem.value();
+  auto options = search_options(a, p);
+  if (!options) return report_error(options.error());
+  SearchOptions opt = options.value();
+  // --explain compares #1 with #2, so it searches for at least two even with --top 1.
+  if (a.explain) opt.top_k = std::max(opt.top_k, 2);
+  SearchResult r;
+  {
+    ProgressBar bar(!a.no_progress);
+    opt.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
+    r = search(p, opt);
+  }
+  if (r.top.empty()) return report_error(diagnose_no_plan(p, opt, r));
+  const std::string why = a.explain ? explain_text(p, opt, r) : "";
+  opt.top_k = a.top;
+  if (static_cast<int>(r.top.size()) > a.top) r.top.resize(a.top);
+  const std::string json = plan_json(p, opt, r);
+  std::cout << report(a, p, opt, r, json);
+  // Machine-readable stdout (json, yaml, an export) stays parseable: the explanation goes to stderr.
+  const bool human = a.export_kind.empty() && a.output.format == "table";
+  if (a.explain) (human ? std::cout : std::cerr) << "\n" << why;
+  std::cout.flush();
+  if (!a.output.output.empty())
+    if (auto w = write_text_file(a.output.output, json); !w) return report_error(w.error());
+  return kExitOk;
+}
+
+void add_narrowing_options(CLI::App* sub, PlanArgs& a) {
+  sub->add_option("--tp", a.tp, "Tensor-parallel sizes to try, e.g. 8 or 2,4,8 (default: all)");
+  sub->add_option("--pp", a.pp, "Pipeline-parallel sizes to try (default: all)");
+  sub->add_option("--zero", a.zero, "ZeRO stages to try, e.g. 1,2 (default: 0,1,2,3)");
+  sub->add_option("--micro-batch", a.micro_batch, "Micro-batch sizes to try (default: divisors of batch/dp)");
+  sub->add_option("--recompute", a.recompute, "Recompute modes to try: none,selective,full");
+  sub->add_option("--schedule", a.schedule, "Schedules to try: gpipe,1f1b,interleaved,zb-h1");
+  sub->add_option("--virtual-stages", a.virtual_stages, "Interleaved virtual stages to try");
+  sub->add_flag("--sequence-parallel", a.sp_on, "Only plans with sequence parallelism");
+  sub->add_flag("--no-sequence-parallel", a.sp_off, "Only plans without sequence parallelism");
+  sub->add_flag("--dp-overlap", a.overlap_on, "Only plans that overlap DP communication");
+  sub->add_flag("--no-dp-overlap", a.overlap_off, "Only plans that do not overlap it");
+  sub->add_option("--max-tp", a.max_tp, "Largest tensor-parallel size");
+  sub->add_option("--max-pp", a.max_pp, "Largest pipeline-parallel size");
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<PlanArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "plan", "Search every TP/PP/DP/ZeRO layout, rank by step time, explain and export");
+  add_problem_options(sub, args->problem);
+  add_narrowing_options(sub, *args);
+  sub->add_option("--top", args->top, "How many candidates to keep (default 5)");
+  sub->add_option("--objective", args->objective, "step-time|tokens-per-s|mfu|cost (figure shown)");
+  sub->add_option("--dollars-per-gpu-hour", args->dollars_per_gpu_hour,
+                  "Price for --objective cost (default: the profile's)");
+  sub->add_flag("--explain", args->explain, "Rejections per rule and why #1 beats #2");
+  sub->add_flag("--pareto", args->pareto, "Also list the memory vs throughput Pareto front");
+  sub->add_option("--export", args->export_kind, "Print the best plan as megatron args or deepspeed JSON");
+  sub->add_flag("--no-progress", args->no_progress, "Never draw the progress bar");
+  add_output_options(sub, args->output);
+  sub->footer("--output FILE writes the plan file (meshplan.plan/1 JSON) for simulate and run. "
+              "Impossible problems print one line saying what would fit and exit 2.");
+  sub->callback([args, &exit_code] { exit_code = run_plan(*args); });
+}
+
+}  // namespace meshplan::cli

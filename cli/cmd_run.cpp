@@ -1,0 +1,152 @@
+// `meshplan run`: trains a plan on MPI ranks with the CPU backend (launched by mpirun, or as one
+// rank alone), prints per-step measurements and the predicted-vs-measured table (rank 0).
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/report.h"
+#include "cli/run_report.h"
+#include "costmodel/estimate.h"
+#include "executor/mpi/mpi_comm.h"
+#include "executor/mpi/process_groups.h"
+#include "executor/train/trainer.h"
+#include "planner/rank_grid.h"
+
+namespace meshplan::cli {
+
+namespace {
+
+struct RunArgs {
+  ProblemOptions problem;
+  ConfigOptions config;
+  PlanInputOptions plan;
+  OutputOptions output;
+  exec::TrainOptions train;
+  std::string backend = "cpu";
+  double memory_limit_gb = 0;
+  double comm_timeout_s = 300;
+  double min_lr = -1;  // default: max lr / 10
+  int64_t bucket_mb = 4;
+};
+
+// The problem as this executor holds it: every tensor fp32, so weights 4 + grads 4 + fp32
+// master, m, v 12 = 20 bytes per parameter ("fp32-grads"), fp32 peak FLOP/s when listed.
+RunPrediction predict(const Setup& s) {
+  Problem p = s.problem;
+  p.job.convention = ParamConvention::Fp32Grads;
+  if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";
+  return RunPrediction{estimate_step(p, s.config), to_string(p.job.convention), p.job.dtype};
+}
+
+Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPrediction& pred, int world) {
+  const ParallelConfig& c = s.config;
+  const std::string where = a.plan.plan.empty() ? "command line" : a.plan.plan;
+  if (a.backend != "cpu") {
+    return make_error("command line", "--backend", a.backend,
+                      a.backend == "cuda" ? "this build has no CUDA executor backend" : "unknown backend",
+                      "use --backend cpu");
+  }
+  if (world != c.tp * c.pp * c.dp) {
+    return make_error(where, "world size", std::to_string(world),
+                      "the plan needs tp*pp*dp = " + std::to_string(c.tp) + "*" + std::to_string(c.pp) +
+                          "*" + std::to_string(c.dp) + " = " + std::to_string(c.tp * c.pp * c.dp) + " ranks",
+                      "launch with mpirun -np " + std::to_string(c.tp * c.pp * c.dp));
+  }
+  if (a.memory_limit_gb > 0 && pred.estimate.memory.peak_bytes > a.memory_limit_gb * 1e9) {
+    return make_error(where, "--memory-limit-gb", format_number(a.memory_limit_gb),
+                      "the plan needs " + format_gb(pred.estimate.memory.peak_bytes) +
+                          " per rank (cost model, fp32 executor)",
+                      "raise the limit or pick a plan with more ZeRO/TP/PP or recompute");
+  }
+  if (a.train.steps < 1)
+    return make_error("command line", "--steps", std::to_string(a.train.steps), "must be at least 1");
+  if (a.train.resume && a.train.checkpoint_dir.empty())
+    return make_error("command line", "--resume", "", "needs --checkpoint-dir", "pass the directory of the run to resume");
+  return true;
+}
+
+void print_report(const RunArgs& a, const Setup& s, const exec::TrainResult& r, const RunPrediction& pred,
+                  int world) {
+  std::string text;
+  if (a.output.format == "table") text = run_table(s.problem, s.config, r, pred, world);
+  else if (a.output.format == "json") text = run_json(s.problem, s.config, r, pred, world);
+  else text = json_text_to_yaml(run_json(s.problem, s.config, r, pred, world));
+  if (auto e = emit(a.output, text); !e) report_error(e.error());
+}
+
+int run_training(RunArgs& a) {
+  exec::MpiRuntime mpi(a.comm_timeout_s);
+  const bool root = mpi.world_rank() == 0;
+  auto fail = [root](const Error& e) { return root ? report_error(e) : kExitBadInput; };
+  if (auto f = check_format(a.output); !f) return fail(f.error());
+  auto setup = resolve_setup(a.problem, a.config, a.plan);
+  if (!setup) return fail(setup.error());
+  const Setup& s = *setup;
+  const RunPrediction pred = predict(s);
+  if (auto ok = check_runnable(a, s, pred, mpi.world_size()); !ok) return fail(ok.error());
+
+  auto grid = make_rank_grid(s.config.tp, s.config.dp, s.config.pp, "tp-dp-pp");
+  if (!grid) return fail(grid.error());
+  exec::ProcessGroups groups = exec::make_process_groups(mpi, *grid);
+  std::unique_ptr<exec::Backend> backend = exec::make_cpu_backend();
+  a.train.lr.total_steps = a.train.steps;
+  a.train.lr.min_lr = a.min_lr >= 0 ? static_cast<float>(a.min_lr) : a.train.lr.max_lr / 10.0f;
+  a.train.bucket_bytes = a.bucket_mb << 20;
+  const bool progress = root && (a.output.format == "table" || isatty(STDERR_FILENO));
+  std::ostream& progress_out = a.output.format == "table" && a.output.output.empty() ? std::cout : std::cerr;
+  a.train.on_step = [&](const exec::StepRecord& rec) {
+    if (progress) progress_out << step_line(rec, a.train.steps) << std::flush;
+  };
+  auto result = exec::train(s.problem, s.config, groups, *backend, a.train,
+                            a.plan.plan.empty() ? "command line" : a.plan.plan);
+  if (!result) return fail(result.error());
+  if (root) print_report(a, s, *result, pred, mpi.world_size());
+  return kExitOk;
+}
+
+void add_training_options(CLI::App* sub, RunArgs& a) {
+  sub->add_option("--steps", a.train.steps, "Optimizer steps of the whole run (default 10)");
+  sub->add_option("--backend", a.backend, "Executor backend: cpu (default) | cuda");
+  sub->add_option("--data", a.train.data_path,
+                  "Token data: .txt/.md (bytes, vocab 256), .bin/.u16 (uint16), .u32; default synthetic");
+  sub->add_option("--checkpoint-dir", a.train.checkpoint_dir, "Write sharded checkpoints here");
+  sub->add_option("--checkpoint-every", a.train.checkpoint_every, "Steps between checkpoints (default: last step only)");
+  sub->add_flag("--resume", a.train.resume, "Continue from the latest complete checkpoint in --checkpoint-dir");
+  sub->add_option("--memory-limit-gb", a.memory_limit_gb, "Refuse plans predicted to need more memory per rank (GB)");
+  sub->add_option("--seed", a.train.seed, "Seed of initialisation and synthetic data (default 1234)");
+  sub->add_option("--lr", a.train.lr.max_lr, "Peak learning rate (default 3e-4)");
+  sub->add_option("--min-lr", a.min_lr, "Final learning rate of the cosine decay (default lr/10)");
+  sub->add_option("--warmup-steps", a.train.lr.warmup_steps, "Linear warmup steps (default 0)");
+  sub->add_option("--max-grad-norm", a.train.max_grad_norm, "Global-norm clipping threshold (default 1; 0 = off)");
+  sub->add_option("--weight-decay", a.train.adamw.weight_decay, "AdamW decoupled weight decay (default 0.1)");
+  sub->add_option("--bucket-mb", a.bucket_mb, "DP all-reduce bucket size in MiB (default 4)");
+  sub->add_option("--comm-timeout-s", a.comm_timeout_s,
+                  "End the job when one communication call blocks longer (default 300; 0 = never)");
+  // Test hooks, not for users: the last rank SIGKILLs itself mid-step / mid-checkpoint-write.
+  sub->add_option("--test-kill-at-step", a.train.test_kill_at_step)->group("");
+  sub->add_option("--test-crash-in-checkpoint", a.train.test_crash_in_checkpoint)->group("");
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<RunArgs>();
+  args->train.steps = 10;
+  CLI::App* sub = app.add_subcommand("run", "Train a plan on MPI ranks (CPU backend) and compare with the cost model");
+  add_plan_input_options(sub, args->plan);
+  add_problem_options(sub, args->problem);
+  add_config_options(sub, args->config);
+  add_output_options(sub, args->output);
+  add_training_options(sub, *args);
+  sub->footer(
+      "Launch: mpirun -np <tp*pp*dp> meshplan run --plan plan.json (one rank runs without mpirun).\n"
+      "As root add --allow-run-as-root (or OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1);\n"
+      "with more ranks than cores add --oversubscribe.");
+  sub->callback([args, &exit_code] { exit_code = run_training(*args); });
+}
+
+}  // namespace meshplan::cli

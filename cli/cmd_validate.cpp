@@ -1,0 +1,181 @@
+// `meshplan validate`: predicts the published runs in validation/*.yaml and prints the error table.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/report.h"
+#include "cli/report_json.h"
+#include "core/io.h"
+#include "costmodel/validate.h"
+
+namespace meshplan::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ValidateArgs {
+  std::vector<std::string> files;  // empty: every *.yaml of the validation directory
+  std::string dir;                 // empty: default_validation_dir()
+  std::string hardware;            // empty: each file's `hardware:` profile
+  std::string profiles_dir;
+  OutputOptions output;
+};
+
+/// $MESHPLAN_VALIDATION, else <binary>/../share/meshplan/validation, else the source tree's.
+std::string default_validation_dir() {
+  if (const char* env = std::getenv("MESHPLAN_VALIDATION"); env && *env) return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = exe.parent_path().parent_path() / "share" / "meshplan" / "validation";
+    if (fs::is_directory(installed, ec)) return installed.string();
+  }
+  return std::string(MESHPLAN_SOURCE_DIR) + "/validation";
+}
+
+Result<std::vector<std::string>> input_files(const ValidateArgs& a) {
+  if (!a.files.empty()) return a.files;
+  const std::string dir = a.dir.empty() ? default_validation_dir() : a.dir;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return make_error("command line", "--dir", dir, "is not a directory",
+                      "point --dir at a folder of validation YAML files (the repo's validation/)");
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".yaml" || e.path().extension() == ".yml") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());  // deterministic order
+  if (out.empty())
+    return make_error("command line", "--dir", dir, "holds no .yaml files", "see validation/README.md");
+  return out;
+}
+
+struct SetReport {
+  ValidationSet set;
+  std::string hardware;
+  ValidationReport report;
+};
+
+Result<SetReport> predict_file(const ValidateArgs& a, const std::string& file) {
+  auto set = load_validation(file);
+  if (!set) return set.error();
+  const std::string profile = a.hardware.empty() ? set.value().hardware : a.hardware;
+  auto hw = load_hardware(profile, a.profiles_dir.empty() ? default_profiles_dir() : a.profiles_dir);
+  if (!hw) return hw.error();
+  ErrorList he = validate_hardware(hw.value());
+  if (!he.empty()) return he.front();
+  auto report = predict_set(set.value(), hw.value());
+  if (!report) return report.error();
+  return SetReport{set.value(), hw.value().name, report.value()};
+}
+
+ojson run_object(const RunPrediction& r) {
+  return {{"label", r.label},
+          {"published_s", report_number(r.published_s)},
+          {"published_from", r.derived ? "tflops_per_gpu" : "iteration_s"},
+          {"predicted_s", report_number(r.predicted_s)},
+          {"error", report_number(r.error)},
+          {"mfu", report_number(r.estimate.throughput.mfu)},
+          {"hfu", report_number(r.estimate.throughput.hfu)},
+          {"peak_bytes", report_bytes(r.estimate.memory.peak_bytes)},
+          {"fits", r.estimate.fits},
+          {"bottleneck", to_string(r.estimate.bottleneck)}};
+}
+
+ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport& all) {
+  ojson j;
+  j["schema"] = "meshplan.validate/1";
+  ojson list = ojson::array();
+  for (const SetReport& s : sets) {
+    ojson runs = ojson::array();
+    for (const auto& r : s.report.runs) runs.push_back(run_object(r));
+    list.push_back({{"name", s.set.name},
+                    {"source", s.set.source},
+                    {"hardware", s.hardware},
+                    {"runs", runs},
+                    {"mean_abs_error", report_number(s.report.mean_abs_error)},
+                    {"max_abs_error", report_number(s.report.max_abs_error)}});
+  }
+  j["sets"] = list;
+  j["runs"] = all.runs.size();
+  j["mean_abs_error"] = report_number(all.mean_abs_error);
+  j["max_abs_error"] = report_number(all.max_abs_error);
+  j["provenance"] = {{"tool", "meshplan"}, {"version", MESHPLAN_VERSION}, {"git_sha", MESHPLAN_GIT_SHA}};
+  return j;
+}
+
+std::string percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * v);
+  return buf;
+}
+
+std::string validate_table(const std::vector<SetReport>& sets, const ValidationReport& all) {
+  std::string s;
+  char line[256];
+  for (const SetReport& set : sets) {
+    s += set.set.name + " (" + set.hardware + "): " + set.set.source + "\n";
+    std::snprintf(line, sizeof line, "  %-34s %12s %12s %8s %6s %6s\n", "run", "published s", "predicted s",
+                  "error", "MFU", "fits");
+    s += line;
+    for (const auto& r : set.report.runs) {
+      std::snprintf(line, sizeof line, "  %-34s %11s%s %12s %8s %6.3f %6s\n", r.label.c_str(),
+                    format_number(r.published_s).c_str(), r.derived ? "*" : " ",
+                    format_number(r.predicted_s).c_str(), percent(r.error).c_str(), r.estimate.throughput.mfu,
+                    r.estimate.fits ? "yes" : "no");
+      s += line;
+    }
+    std::snprintf(line, sizeof line, "  mean |error| %.2f%%, max |error| %.2f%% over %zu runs\n\n",
+                  100.0 * set.report.mean_abs_error, 100.0 * set.report.max_abs_error, set.report.runs.size());
+    s += line;
+  }
+  std::snprintf(line, sizeof line, "all: mean |error| %.2f%%, max |error| %.2f%% over %zu runs\n",
+                100.0 * all.mean_abs_error, 100.0 * all.max_abs_error, all.runs.size());
+  s += line;
+  s += "(* published time derived from the paper's TFLOP/s with its own FLOP formula)\n";
+  return s;
+}
+
+int run_validate(const ValidateArgs& a) {
+  if (auto f = check_format(a.output); !f) return report_error(f.error());
+  auto files = input_files(a);
+  if (!files) return report_error(files.error());
+  std::vector<SetReport> sets;
+  ValidationReport all;
+  for (const std::string& file : files.value()) {
+    auto r = predict_file(a, file);
+    if (!r) return report_error(r.error());
+    all.runs.insert(all.runs.end(), r.value().report.runs.begin(), r.value().report.runs.end());
+    sets.push_back(std::move(r).value());
+  }
+  summarize(all);
+  const ojson j = validate_object(sets, all);
+  const std::string text = a.output.format == "json"   ? format_json(j.dump())
+                           : a.output.format == "yaml" ? json_to_yaml(j.dump())
+                                                       : validate_table(sets, all);
+  if (auto w = emit(a.output, text); !w) return report_error(w.error());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<ValidateArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "validate", "Predict published training runs (validation/*.yaml) and print the error table");
+  sub->add_option("files", a->files, "Validation files (default: every .yaml in --dir)");
+  sub->add_option("--dir", a->dir, "Directory of validation files (default: shipped validation/)");
+  sub->add_option("--hardware", a->hardware, "Use this profile for every run instead of each file's");
+  sub->add_option("--profiles-dir", a->profiles_dir, "Directory of hardware profiles (default: shipped)");
+  add_output_options(sub, a->output);
+  sub->callback([a, &exit_code] { exit_code = run_validate(*a); });
+}
+
+}  // namespace meshplan::cli

@@ -1,0 +1,282 @@
+// Shared CLI flags -> Problem and ParallelConfig, with every bad value turned into one Error.
+#include "cli/options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/plan_file.h"
+#include "core/io.h"
+
+namespace meshplan::cli {
+
+namespace fs = std::filesystem;
+static const char* kCmd = "command line";
+
+void add_problem_options(CLI::App* sub, ProblemOptions& o) {
+  o.app = sub;
+  sub->add_option("--model", o.model, "Model file (YAML/JSON, Hugging Face config.json keys)");
+  sub->add_option("--hardware", o.hardware, "Hardware profile: shipped name (e.g. a100-80gb-sxm) or path");
+  sub->add_option("--gpus", o.gpus, "Number of GPUs");
+  sub->add_option("--global-batch", o.global_batch, "Sequences per optimizer step");
+  sub->add_option("--seq", o.seq, "Sequence length (default: the model's max_position_embeddings, else 2048)");
+  sub->add_option("--dtype", o.dtype, "Compute dtype for peak FLOP/s (default bf16)");
+  sub->add_option("--bytes-per-param", o.bytes_per_param,
+                  "Weights+grads+optimizer convention: default (16), megatron (18), fp32-grads (20)");
+  sub->add_flag("--allow-tp-across-nodes", o.allow_tp_across_nodes, "Allow TP groups larger than a node");
+  sub->add_option("--profiles-dir", o.profiles_dir, "Directory of hardware profiles (default: shipped)");
+}
+
+void add_config_options(CLI::App* sub, ConfigOptions& o) {
+  o.app = sub;
+  sub->add_option("--tp", o.tp, "Tensor-parallel degree (default 1)");
+  sub->add_option("--pp", o.pp, "Pipeline-parallel degree (default 1)");
+  sub->add_option("--zero", o.zero, "ZeRO stage 0..3 (default 0)");
+  sub->add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch (default 1)");
+  sub->add_option("--recompute", o.recompute, "Activation recomputation: none|selective|full");
+  sub->add_flag("--sequence-parallel", o.sequence_parallel, "Megatron sequence parallelism (tp > 1)");
+  sub->add_option("--schedule", o.schedule, "Pipeline schedule: gpipe|1f1b|interleaved|zb-h1");
+  sub->add_option("--virtual-stages", o.virtual_stages, "Model chunks per pipeline rank (interleaved)");
+  sub->add_flag("--no-dp-overlap", o.no_dp_overlap, "Do not overlap DP gradient reduction with backward");
+  sub->add_option("--layers-per-stage", o.layers_per_stage, "Layers per pipeline chunk, e.g. 7,9,9,7");
+}
+
+void add_output_options(CLI::App* sub, OutputOptions& o) {
+  sub->add_option("--format", o.format, "Output format: table|json|yaml (default table)");
+  sub->add_option("--output", o.output, "Write the result file here");
+}
+
+void add_plan_input_options(CLI::App* sub, PlanInputOptions& o) {
+  sub->add_option("--plan", o.plan, "Take problem and configuration from a plan file");
+  sub->add_option("--candidate", o.candidate, "Which candidate of the plan file (default 0 = best)");
+}
+
+static bool given(CLI::App* app, const char* flag) { return app && app->count(flag) > 0; }
+
+std::string default_profiles_dir() {
+  if (const char* env = std::getenv("MESHPLAN_PROFILES"); env && *env) return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = exe.parent_path().parent_path() / "share" / "meshplan" / "hardware-profiles";
+    if (fs::is_directory(installed, ec)) return installed.string();
+  }
+  return std::string(MESHPLAN_SOURCE_DIR) + "/hardware-profiles";
+}
+
+static Error required(const char* flag, const char* hint) {
+  return make_error(kCmd, flag, "", "is required", hint);
+}
+
+static Result<bool> check_required(const ProblemOptions& o) {
+  if (o.model.empty()) return required("--model", "e.g. --model examples/models/llama-2-7b.yaml");
+  if (o.hardware.empty()) return required("--hardware", "e.g. --hardware a100-80gb-sxm");
+  if (o.app && !given(o.app, "--gpus")) return required("--gpus", "e.g. --gpus 8");
+  if (o.app && !given(o.app, "--global-batch"))
+    return required("--global-batch", "sequences per optimizer step, e.g. --global-batch 64");
+  return true;
+}
+
+static Result<ModelSpec> load_model_flag(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    return make_error(kCmd, "--model", path, "no such file",
+                      "pass a model file, e.g. examples/models/llama-2-7b.yaml");
+  return load_model(path);
+}
+
+static std::string dtypes_of(const HardwareProfile& hw) {
+  std::string s;
+  for (const auto& kv : hw.peak_flops) s += (s.empty() ? "" : ", ") + kv.first;
+  return s;
+}
+
+static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
+  Job job;
+  job.gpus = o.gpus;
+  job.global_batch = o.global_batch;
+  job.seq_len = o.seq != 0 ? o.seq
+                : p.model.max_position_embeddings > 0 ? p.model.max_position_embeddings : 2048;
+  job.dtype = o.dtype;
+  job.allow_tp_across_nodes = o.allow_tp_across_nodes;
+  auto conv = parse_param_convention(o.bytes_per_param);
+  if (!conv)
+    return make_error(kCmd, "--bytes-per-param", o.bytes_per_param, "unknown convention",
+                      "use default (16), megatron (18) or fp32-grads (20)");
+  job.convention = *conv;
+  if (p.hardware.peak_flops_for(o.dtype) <= 0.0)
+    return make_error(kCmd, "--dtype", o.dtype, "not listed in profile " + p.hardware.name,
+                      "available: " + dtypes_of(p.hardware));
+  ErrorList e = validate_job(job, kCmd);
+  if (!e.empty()) return e.front();
+  return job;
+}
+
+Result<Problem> load_problem(const ProblemOptions& o) {
+  if (auto r = check_required(o); !r) return r.error();
+  Problem p;
+  auto model = load_model_flag(o.model);
+  if (!model) return model.error();
+  p.model = std::move(model).value();
+  auto hw = load_hardware(o.hardware, o.profiles_dir.empty() ? default_profiles_dir() : o.profiles_dir);
+  if (!hw) return hw.error();
+  p.hardware = std::move(hw).value();
+  ErrorList he = validate_hardware(p.hardware);
+  if (!he.empty()) return he.front();
+  auto job = make_job(o, p);
+  if (!job) return job.error();
+  p.job = job.value();
+  return p;
+}
+
+static Result<std::vector<int>> parse_layers(const std::string& s, const std::string& where) {
+  std::vector<int> out;
+  if (s.empty()) return out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 1)
+      return make_error(where, "--layers-per-stage", s, "must be positive integers separated by commas",
+                        "e.g. --layers-per-stage 7,9,9,7");
+    out.push_back(static_cast<int>(v));
+  }
+  return out;
+}
+
+static Result<bool> parse_enums(const ConfigOptions& o, ParallelConfig& c, const std::string& w) {
+  auto rc = parse_recompute(o.recompute);
+  if (!rc) return make_error(w, "--recompute", o.recompute, "unknown mode", "use none, selective or full");
+  auto sk = parse_schedule(o.schedule);
+  if (!sk)
+    return make_error(w, "--schedule", o.schedule, "unknown schedule", "use gpipe, 1f1b, interleaved or zb-h1");
+  c.recompute = *rc;
+  c.schedule = *sk;
+  return true;
+}
+
+Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, const std::string& where) {
+  ParallelConfig c;
+  c.tp = o.tp;
+  c.pp = o.pp;
+  if (c.tp < 1) return make_error(where, "--tp", std::to_string(o.tp), "must be >= 1", "e.g. --tp 8");
+  if (c.pp < 1) return make_error(where, "--pp", std::to_string(o.pp), "must be >= 1", "e.g. --pp 4");
+  if (o.micro_batch < 1)
+    return make_error(where, "--micro-batch", std::to_string(o.micro_batch), "must be >= 1", "e.g. 1");
+  const int64_t mp = static_cast<int64_t>(c.tp) * c.pp;
+  c.dp = static_cast<int>(std::max<int64_t>(1, p.job.gpus / mp));
+  c.zero_stage = o.zero;
+  c.micro_batch_size = o.micro_batch;
+  c.num_micro_batches = std::max<int64_t>(1, p.job.global_batch / (c.dp * o.micro_batch));
+  c.sequence_parallel = o.sequence_parallel;
+  c.virtual_stages = o.virtual_stages;
+  c.dp_overlap = !o.no_dp_overlap;
+  if (auto r = parse_enums(o, c, where); !r) return r.error();
+  auto layers = parse_layers(o.layers_per_stage, where);
+  if (!layers) return layers.error();
+  c.layers_per_stage = layers.value();
+  ErrorList e = validate_config(p, c, where);
+  if (!e.empty()) return e.front();
+  return c;
+}
+
+ConfigOptions config_options_of(const ParallelConfig& cfg) {
+  ConfigOptions o;
+  o.tp = cfg.tp;
+  o.pp = cfg.pp;
+  o.zero = cfg.zero_stage;
+  o.micro_batch = cfg.micro_batch_size;
+  o.recompute = to_string(cfg.recompute);
+  o.sequence_parallel = cfg.sequence_parallel;
+  o.schedule = to_string(cfg.schedule);
+  o.virtual_stages = cfg.virtual_stages;
+  o.no_dp_overlap = !cfg.dp_overlap;
+  for (size_t i = 0; i < cfg.layers_per_stage.size(); ++i)
+    o.layers_per_stage += (i ? "," : "") + std::to_string(cfg.layers_per_stage[i]);
+  return o;
+}
+
+// Config flags given on the command line replace the plan candidate's values.
+static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co) {
+  CLI::App* a = co.app;
+  if (given(a, "--tp")) base.tp = co.tp;
+  if (given(a, "--pp")) base.pp = co.pp;
+  if (given(a, "--zero")) base.zero = co.zero;
+  if (given(a, "--micro-batch")) base.micro_batch = co.micro_batch;
+  if (given(a, "--recompute")) base.recompute = co.recompute;
+  if (given(a, "--sequence-parallel")) base.sequence_parallel = co.sequence_parallel;
+  if (given(a, "--schedule")) base.schedule = co.schedule;
+  if (given(a, "--virtual-stages")) base.virtual_stages = co.virtual_stages;
+  if (given(a, "--no-dp-overlap")) base.no_dp_overlap = co.no_dp_overlap;
+  const bool reshaped = given(a, "--pp") || given(a, "--virtual-stages");
+  if (given(a, "--layers-per-stage")) base.layers_per_stage = co.layers_per_stage;
+  else if (reshaped) base.layers_per_stage.clear();  // the old split no longer matches
+  return base;
+}
+
+static Result<bool> reject_problem_flags(const ProblemOptions& po) {
+  for (const char* f : {"--model", "--hardware", "--gpus", "--global-batch", "--seq", "--dtype",
+                        "--bytes-per-param", "--allow-tp-across-nodes", "--profiles-dir"})
+    if (given(po.app, f))
+      return make_error(kCmd, f, "", "cannot be combined with --plan",
+                        "the plan file already holds the problem; drop one of them");
+  return true;
+}
+
+Result<Setup> resolve_setup(const ProblemOptions& po, const ConfigOptions& co,
+                            const PlanInputOptions& plan) {
+  Setup s;
+  if (plan.plan.empty()) {
+    auto p = load_problem(po);
+    if (!p) return p.error();
+    s.problem = std::move(p).value();
+    auto c = make_config(s.problem, co);
+    if (!c) return c.error();
+    s.config = c.value();
+    return s;
+  }
+  if (auto r = reject_problem_flags(po); !r) return r.error();
+  auto pf = load_plan_file(plan.plan);
+  if (!pf) return pf.error();
+  auto cand = plan_candidate(pf.value(), plan.candidate, plan.plan);
+  if (!cand) return cand.error();
+  s.problem = pf.value().problem;
+  auto c = make_config(s.problem, merge_overrides(config_options_of(cand.value()), co), plan.plan);
+  if (!c) return c.error();
+  s.config = c.value();
+  return s;
+}
+
+Result<bool> check_format(const OutputOptions& o) {
+  if (o.format == "table" || o.format == "json" || o.format == "yaml") return true;
+  return make_error(kCmd, "--format", o.format, "unknown format", "use table, json or yaml");
+}
+
+Result<bool> write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << text;
+  if (!out)
+    return make_error(kCmd, "--output", path, "cannot be written",
+                      "check that the directory exists and is writable");
+  return true;
+}
+
+Result<bool> emit(const OutputOptions& o, const std::string& text) {
+  if (!o.output.empty()) return write_text_file(o.output, text);
+  std::cout << text;
+  std::cout.flush();
+  return true;
+}
+
+int report_error(const Error& e) {
+  std::cerr << "meshplan: " << e.one_line() << "\n";
+  return kExitBadInput;
+}
+
+}  // namespace meshplan::cli

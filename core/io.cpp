@@ -1,0 +1,146 @@
+// Model files: Hugging Face config.json / GPT-2 keys in YAML or JSON -> ModelSpec, and back to JSON.
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+#include "core/io.h"
+#include "core/io_detail.h"
+
+namespace meshplan {
+
+using io_detail::Reader;
+
+namespace {
+
+// Model families whose configs imply a gated (SwiGLU/GeGLU) MLP.
+bool gated_family(const std::string& model_type) {
+  for (const char* f : {"llama", "mistral", "mixtral", "qwen", "gemma", "olmo", "phi3", "internlm",
+                        "yi", "deepseek", "baichuan", "cohere", "granite"})
+    if (model_type.rfind(f, 0) == 0) return true;
+  return false;
+}
+
+// GPT-2-style families: learned absolute positions, biases, LayerNorm, plain GELU MLP, tied head.
+bool gpt2_family(const std::string& model_type) {
+  return model_type == "gpt2" || model_type == "gpt3" || model_type == "megatron-gpt" ||
+         model_type == "gpt_bigcode" || model_type == "opt";
+}
+
+// The file's key for each canonical field (GPT-2 names when the file used them), for messages.
+struct KeyNames {
+  std::string hidden = "hidden_size", layers = "num_hidden_layers", heads = "num_attention_heads",
+              inner = "intermediate_size", positions = "max_position_embeddings";
+};
+
+KeyNames key_names(const YAML::Node& root) {
+  KeyNames k;
+  auto pick = [&](std::string& name, std::initializer_list<const char*> keys) {
+    std::string found = Reader::first_present(root, keys);
+    if (!found.empty()) name = found;
+  };
+  pick(k.hidden, {"hidden_size", "n_embd"});
+  pick(k.layers, {"num_hidden_layers", "n_layer"});
+  pick(k.heads, {"num_attention_heads", "n_head"});
+  pick(k.inner, {"intermediate_size", "n_inner"});
+  pick(k.positions, {"max_position_embeddings", "n_positions", "n_ctx"});
+  return k;
+}
+
+MlpKind mlp_kind(Reader& r, const YAML::Node& root, const std::string& model_type,
+                 const std::string& act) {
+  if (Reader::has(root, "mlp")) {
+    const std::string m = r.text(root, "mlp", "mlp", std::string("gated"), "gated or plain");
+    if (m == "gated") return MlpKind::Gated;
+    if (m != "plain") r.fail("mlp", m, "must be gated or plain", "gated = SwiGLU (Llama), plain = GELU (GPT-2)");
+    return MlpKind::Plain;
+  }
+  if (gated_family(model_type)) return MlpKind::Gated;
+  if (act == "silu" || act == "swish" || act == "swiglu" || act == "geglu") return MlpKind::Gated;
+  return MlpKind::Plain;  // GPT-2/GPT-3 style, and the classic 4*hidden MLP when nothing is said
+}
+
+void read_shape(Reader& r, const YAML::Node& root, const KeyNames& k, ModelSpec& m) {
+  m.hidden_size = r.integer(root, k.hidden, k.hidden, std::nullopt, "model width, e.g. hidden_size: 4096");
+  m.num_layers = r.integer(root, k.layers, k.layers, std::nullopt, "e.g. num_hidden_layers: 32");
+  m.num_heads = r.integer(root, k.heads, k.heads, std::nullopt, "e.g. num_attention_heads: 32");
+  m.num_kv_heads = r.integer(root, "num_key_value_heads", "num_key_value_heads", m.num_heads,
+                             "GQA key/value heads; omit for multi-head attention");
+  m.intermediate_size = r.integer(root, k.inner, k.inner, 4 * m.hidden_size,
+                                  "MLP width; omit for 4*hidden");
+  m.vocab_size = r.integer(root, "vocab_size", "vocab_size", std::nullopt, "e.g. vocab_size: 32000");
+  m.max_position_embeddings = r.integer(root, k.positions, k.positions, int64_t{0},
+                                        "longest sequence the model supports, e.g. 4096");
+}
+
+// Renames validate_model's canonical fields to the keys this file used (n_embd, n_head, ...).
+Error with_file_keys(Error e, const KeyNames& k) {
+  const std::map<std::string, std::string> rename = {{"hidden_size", k.hidden},
+                                                     {"num_hidden_layers", k.layers},
+                                                     {"num_attention_heads", k.heads},
+                                                     {"intermediate_size", k.inner}};
+  auto it = rename.find(e.field);
+  if (it != rename.end()) e.field = it->second;
+  return e;
+}
+
+}  // namespace
+
+Result<ModelSpec> parse_model(const std::string& text, const std::string& file) {
+  auto doc = io_detail::parse_yaml(text, file);
+  if (!doc) return doc.error();
+  const YAML::Node& root = doc.value();
+  if (!root.IsMap())
+    return make_error(file, "", io_detail::node_text(root), "a model file must be a mapping of keys",
+                      "use Hugging Face config.json keys, e.g. hidden_size: 4096");
+  Reader r(file);
+  ModelSpec m;
+  const KeyNames k = key_names(root);
+  const bool gpt2_keys = Reader::has(root, "n_embd") || Reader::has(root, "n_layer");
+  m.name = r.text(root, "name", "name", io_detail::file_stem(file), "a short model name");
+  m.source = r.text(root, "source", "source", std::string(), "a citation");
+  m.model_type = r.text(root, "model_type", "model_type", std::string(gpt2_keys ? "gpt2" : ""),
+                        "e.g. llama or gpt2");
+  const std::string act = r.text(root, "hidden_act", "hidden_act",
+                                 r.text(root, "activation_function", "activation_function",
+                                        std::string(), "e.g. gelu_new"),
+                                 "e.g. silu or gelu");
+  read_shape(r, root, k, m);
+  const bool gpt2_like = gpt2_family(m.model_type);
+  m.mlp = mlp_kind(r, root, m.model_type, act);
+  m.tie_word_embeddings = r.boolean(root, "tie_word_embeddings", "tie_word_embeddings", gpt2_like,
+                                    "true when the LM head shares the embedding matrix");
+  m.learned_positions = r.boolean(root, "learned_positions", "learned_positions", gpt2_like,
+                                  "true for GPT-2 style absolute position tables");
+  m.biases = r.boolean(root, "biases", "biases", gpt2_like, "true for GPT-2 style linear biases");
+  if (r.error) return *r.error;
+  ErrorList errors = validate_model(m, file);
+  if (!errors.empty()) return with_file_keys(errors.front(), k);
+  return m;
+}
+
+Result<ModelSpec> load_model(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  return parse_model(text.value(), path);
+}
+
+std::string model_to_json(const ModelSpec& m) {
+  nlohmann::ordered_json j;
+  j["name"] = m.name;
+  if (!m.source.empty()) j["source"] = m.source;
+  if (!m.model_type.empty()) j["model_type"] = m.model_type;
+  j["hidden_size"] = m.hidden_size;
+  j["num_hidden_layers"] = m.num_layers;
+  j["num_attention_heads"] = m.num_heads;
+  j["num_key_value_heads"] = m.num_kv_heads;
+  j["intermediate_size"] = m.intermediate_size;
+  j["vocab_size"] = m.vocab_size;
+  if (m.max_position_embeddings > 0) j["max_position_embeddings"] = m.max_position_embeddings;
+  j["tie_word_embeddings"] = m.tie_word_embeddings;
+  j["mlp"] = m.mlp == MlpKind::Gated ? "gated" : "plain";
+  j["learned_positions"] = m.learned_positions;
+  j["biases"] = m.biases;
+  return format_json(j.dump());
+}
+
+}  // namespace meshplan

@@ -1,0 +1,66 @@
+// Private to core/io*.cpp: typed reads of YAML nodes that record the first Error, and number text.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/error.h"
+
+namespace meshplan::io_detail {
+
+/// Parses YAML or JSON text; a syntax error becomes an Error naming the line and its text.
+Result<YAML::Node> parse_yaml(const std::string& text, const std::string& file);
+
+/// "stem" of "dir/stem.yaml".
+std::string file_stem(const std::string& path);
+
+/// Reads typed values out of YAML maps. The first problem is kept in `error` and later reads
+/// return their defaults, so parsers read straight through and check `error` once at the end.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  /// True when `map[key]` exists and is not null.
+  static bool has(const YAML::Node& map, const std::string& key);
+  /// The first of `keys` present in `map`, or "" when none is.
+  static std::string first_present(const YAML::Node& map, std::initializer_list<const char*> keys);
+
+  /// `path` is the field name printed in errors (e.g. "gpu.memory_gb"). When `dflt` is empty the key
+  /// is required; a missing required key records "missing required key" with `hint`.
+  int64_t integer(const YAML::Node& map, const std::string& key, const std::string& path,
+                  std::optional<int64_t> dflt, const std::string& hint);
+  double number(const YAML::Node& map, const std::string& key, const std::string& path,
+                std::optional<double> dflt, const std::string& hint);
+  std::string text(const YAML::Node& map, const std::string& key, const std::string& path,
+                   std::optional<std::string> dflt, const std::string& hint);
+  bool boolean(const YAML::Node& map, const std::string& key, const std::string& path,
+               std::optional<bool> dflt, const std::string& hint);
+  /// A nested map (required unless `optional`); returns an undefined-safe empty node when absent.
+  YAML::Node map(const YAML::Node& parent, const std::string& key, const std::string& path,
+                 bool optional, const std::string& hint);
+
+  void fail(const std::string& field, const std::string& value, const std::string& message,
+            const std::string& hint);
+  bool ok() const { return !error.has_value(); }
+  const std::string& file() const { return file_; }
+
+  std::optional<Error> error;
+
+ private:
+  const YAML::Node* scalar(const YAML::Node& map, const std::string& key, const std::string& path,
+                           bool required, const std::string& hint, const char* kind);
+  std::string file_;
+};
+
+/// One-line rendering of any node for error messages (truncated).
+std::string node_text(const YAML::Node& n);
+
+/// Shortest decimal text of v/scale such that parsing it and multiplying by `scale` gives v back
+/// exactly: "80" for 80e9 bytes at scale 1e9. Deterministic, round-trip safe.
+std::string scaled_text(double v, double scale);
+/// The number that scaled_text prints, as a double (for JSON emitters).
+double scaled_value(double v, double scale);
+
+}  // namespace meshplan::io_detail

@@ -1,0 +1,238 @@
+// Hardware profiles: YAML (hardware-profiles/README.md schema, GB = 1e9) <-> HardwareProfile in SI units.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "core/io.h"
+#include "core/io_detail.h"
+
+namespace meshplan {
+
+using io_detail::Reader;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kGBs = 1e9;     // GB and GB/s
+constexpr double kUs = 1e-6;     // microseconds
+constexpr double kTflops = 1e12;
+constexpr double kGflop = 1e9;
+
+void read_gpu(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
+  const YAML::Node gpu = r.map(root, "gpu", "gpu", false, "see hardware-profiles/README.md");
+  hw.gpu = r.text(gpu, "name", "gpu.name", std::string(), "marketing name");
+  hw.memory_bytes = kGBs * r.number(gpu, "memory_gb", "gpu.memory_gb", std::nullopt, "HBM capacity in GB, e.g. 80");
+  hw.reserved_memory_bytes = kGBs * r.number(gpu, "reserved_memory_gb", "gpu.reserved_memory_gb", 0.0,
+                                             "CUDA context + fragmentation in GB");
+  hw.other_memory_bytes = kGBs * r.number(gpu, "other_memory_gb", "gpu.other_memory_gb", 0.0,
+                                          "workspace + communication buffers in GB");
+  hw.hbm_bytes_per_s = kGBs * r.number(gpu, "hbm_bandwidth_gb_per_s", "gpu.hbm_bandwidth_gb_per_s",
+                                       std::nullopt, "e.g. 2039 for A100 80GB");
+  hw.hbm_efficiency = r.number(gpu, "hbm_efficiency", "gpu.hbm_efficiency", 0.8, "fraction in (0, 1]");
+  const YAML::Node peak = r.map(gpu, "peak_tflops", "gpu.peak_tflops", false, "e.g. {bf16: 312}");
+  for (const auto& kv : peak) {
+    const std::string dtype = kv.first.Scalar();
+    hw.peak_flops[dtype] = kTflops * r.number(peak, dtype, "gpu.peak_tflops." + dtype, std::nullopt,
+                                              "dense TFLOP/s from the datasheet");
+  }
+  const YAML::Node curve = gpu["gemm_efficiency"];
+  if (r.ok() && Reader::has(gpu, "gemm_efficiency") && !curve.IsSequence())
+    r.fail("gpu.gemm_efficiency", io_detail::node_text(curve), "must be a list",
+           "- {gflop: 1, efficiency: 0.45}");
+  if (r.ok() && curve.IsSequence()) {
+    for (size_t i = 0; i < curve.size(); ++i) {
+      const std::string at = "gpu.gemm_efficiency[" + std::to_string(i) + "]";
+      if (!curve[i].IsMap()) {
+        r.fail(at, io_detail::node_text(curve[i]), "must be {gflop: ..., efficiency: ...}", "");
+        break;
+      }
+      EfficiencyPoint p;
+      p.flops = kGflop * r.number(curve[i], "gflop", at + ".gflop", std::nullopt, "GFLOP of one GEMM call");
+      p.efficiency = r.number(curve[i], "efficiency", at + ".efficiency", std::nullopt, "achieved/peak");
+      if (r.ok() && !(p.flops > 0.0))
+        r.fail(at + ".gflop", io_detail::scaled_text(p.flops, kGflop), "must be positive", "GFLOP of one GEMM call");
+      if (r.ok() && !(p.efficiency > 0.0 && p.efficiency <= 1.0))
+        r.fail(at + ".efficiency", io_detail::scaled_text(p.efficiency, 1.0), "must be in (0, 1]",
+               "achieved/peak for a GEMM of that size, e.g. 0.8");
+      hw.gemm_efficiency.push_back(p);
+    }
+  }
+  std::stable_sort(hw.gemm_efficiency.begin(), hw.gemm_efficiency.end(),
+                   [](const EfficiencyPoint& a, const EfficiencyPoint& b) { return a.flops < b.flops; });
+}
+
+LinkSpec read_link(Reader& r, const YAML::Node& parent, const std::string& key, const std::string& path) {
+  const YAML::Node n = r.map(parent, key, path, false, "{bandwidth_gb_per_s: ..., latency_us: ...}");
+  LinkSpec l;
+  l.bandwidth_bytes_per_s = kGBs * r.number(n, "bandwidth_gb_per_s", path + ".bandwidth_gb_per_s",
+                                            std::nullopt, "per GPU, one direction, GB/s");
+  l.latency_s = kUs * r.number(n, "latency_us", path + ".latency_us", std::nullopt,
+                               "per-message latency in microseconds");
+  l.efficiency = r.number(n, "efficiency", path + ".efficiency", 1.0, "achievable fraction in (0, 1]");
+  if (r.ok() && !(l.efficiency > 0.0 && l.efficiency <= 1.0))
+    r.fail(path + ".efficiency", io_detail::scaled_text(l.efficiency, 1.0), "must be in (0, 1]",
+           "NCCL bus bandwidth / link bandwidth, e.g. 0.8");
+  if (r.ok() && l.latency_s < 0.0)
+    r.fail(path + ".latency_us", io_detail::scaled_text(l.latency_s, kUs), "must not be negative", "e.g. 5");
+  return l;
+}
+
+void read_node_network(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
+  const YAML::Node node = r.map(root, "node", "node", false, "{gpus_per_node: 8, intra_node: {...}}");
+  hw.gpus_per_node = static_cast<int>(r.integer(node, "gpus_per_node", "node.gpus_per_node",
+                                                std::nullopt, "e.g. 8"));
+  hw.intra_node = read_link(r, node, "intra_node", "node.intra_node");
+  const YAML::Node net = r.map(root, "network", "network", false, "{inter_node: {...}}");
+  hw.inter_node = read_link(r, net, "inter_node", "network.inter_node");
+  const YAML::Node cost = r.map(root, "cost", "cost", true, "{dollars_per_gpu_hour: 2.0}");
+  hw.dollars_per_gpu_hour = r.number(cost, "dollars_per_gpu_hour", "cost.dollars_per_gpu_hour", 0.0,
+                                     "rental price per GPU-hour");
+}
+
+// Sign and range checks in the file's own units (validate_hardware repeats them in SI units).
+void check_positive(Reader& r, const std::string& field, double v, double scale, const std::string& hint) {
+  if (r.ok() && !(v > 0.0)) r.fail(field, io_detail::scaled_text(v, scale), "must be positive", hint);
+}
+
+void check_values(Reader& r, const HardwareProfile& hw) {
+  check_positive(r, "gpu.memory_gb", hw.memory_bytes, kGBs, "HBM capacity in GB, e.g. 80");
+  check_positive(r, "gpu.hbm_bandwidth_gb_per_s", hw.hbm_bytes_per_s, kGBs, "e.g. 2039 for A100 80GB");
+  for (const auto& [dtype, v] : hw.peak_flops)
+    check_positive(r, "gpu.peak_tflops." + dtype, v, kTflops, "dense TFLOP/s from the datasheet");
+  check_positive(r, "node.gpus_per_node", hw.gpus_per_node, 1.0, "e.g. 8");
+  check_positive(r, "node.intra_node.bandwidth_gb_per_s", hw.intra_node.bandwidth_bytes_per_s, kGBs,
+                 "per-GPU NVLink or PCIe bandwidth, one direction, GB/s");
+  check_positive(r, "network.inter_node.bandwidth_gb_per_s", hw.inter_node.bandwidth_bytes_per_s, kGBs,
+                 "per-GPU network bandwidth in GB/s, e.g. 25 for one HDR NIC per GPU");
+}
+
+void check_fractions(Reader& r, const HardwareProfile& hw) {
+  check_values(r, hw);
+  if (r.ok() && !(hw.hbm_efficiency > 0.0 && hw.hbm_efficiency <= 1.0))
+    r.fail("gpu.hbm_efficiency", io_detail::scaled_text(hw.hbm_efficiency, 1.0), "must be in (0, 1]",
+           "achievable fraction of HBM bandwidth, e.g. 0.8");
+  if (r.ok() && (hw.reserved_memory_bytes < 0.0 || hw.other_memory_bytes < 0.0))
+    r.fail("gpu.reserved_memory_gb", io_detail::scaled_text(hw.reserved_memory_bytes, kGBs),
+           "memory terms must not be negative", "a few GB");
+}
+
+}  // namespace
+
+Result<HardwareProfile> parse_hardware(const std::string& text, const std::string& file) {
+  auto doc = io_detail::parse_yaml(text, file);
+  if (!doc) return doc.error();
+  const YAML::Node& root = doc.value();
+  if (!root.IsMap())
+    return make_error(file, "", io_detail::node_text(root), "a hardware profile must be a mapping",
+                      "see hardware-profiles/README.md");
+  Reader r(file);
+  HardwareProfile hw;
+  hw.file = file;
+  hw.name = r.text(root, "name", "name", io_detail::file_stem(file), "profile name");
+  hw.source = r.text(root, "source", "source", std::string(), "datasheet citations");
+  const YAML::Node prov = r.map(root, "provenance", "provenance", true, "{kind: datasheet, date: ...}");
+  hw.provenance.kind = r.text(prov, "kind", "provenance.kind", std::string("datasheet"), "datasheet or calibrated");
+  hw.provenance.date = r.text(prov, "date", "provenance.date", std::string(), "ISO date");
+  hw.provenance.host = r.text(prov, "host", "provenance.host", std::string(), "hostname");
+  hw.provenance.tool_version = r.text(prov, "tool_version", "provenance.tool_version", std::string(), "");
+  read_gpu(r, root, hw);
+  read_node_network(r, root, hw);
+  check_fractions(r, hw);
+  if (r.error) return *r.error;
+  ErrorList errors = validate_hardware(hw);
+  if (!errors.empty()) return errors.front();
+  return hw;
+}
+
+std::vector<std::string> list_profiles(const std::string& profiles_dir) {
+  std::vector<std::string> stems;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(profiles_dir, ec))
+    if (entry.is_regular_file(ec) && entry.path().extension() == ".yaml")
+      stems.push_back(entry.path().stem().string());
+  std::sort(stems.begin(), stems.end());
+  return stems;
+}
+
+static bool looks_like_path(const std::string& s) {
+  auto ends_with = [&](const char* ext) {
+    const std::string e(ext);
+    return s.size() > e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
+  };
+  return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml") ||
+         ends_with(".json");
+}
+
+Result<HardwareProfile> load_hardware(const std::string& name_or_path, const std::string& profiles_dir) {
+  std::error_code ec;
+  std::string path = name_or_path;
+  if (!fs::is_regular_file(path, ec) && !looks_like_path(name_or_path)) {
+    path = (fs::path(profiles_dir) / (name_or_path + ".yaml")).string();
+    if (!fs::is_regular_file(path, ec)) {
+      std::string names;
+      for (const auto& s : list_profiles(profiles_dir)) names += (names.empty() ? "" : ", ") + s;
+      return make_error("command line", "--hardware", name_or_path,
+                        "unknown hardware profile (not a file, not in " + profiles_dir + ")",
+                        "available: " + (names.empty() ? std::string("none") : names) +
+                            "; or pass a path to a profile YAML");
+    }
+  }
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  return parse_hardware(text.value(), path);
+}
+
+namespace {
+
+nlohmann::ordered_json num(double v, double scale) {
+  const double x = io_detail::scaled_value(v, scale);
+  if (x == std::floor(x) && std::fabs(x) < 1e15) return static_cast<int64_t>(x);
+  return x;
+}
+
+nlohmann::ordered_json link_json(const LinkSpec& l) {
+  return {{"bandwidth_gb_per_s", num(l.bandwidth_bytes_per_s, kGBs)},
+          {"latency_us", num(l.latency_s, kUs)},
+          {"efficiency", num(l.efficiency, 1.0)}};
+}
+
+nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
+  nlohmann::ordered_json j;
+  j["name"] = hw.name;
+  j["source"] = hw.source;
+  nlohmann::ordered_json prov = {{"kind", hw.provenance.kind}, {"date", hw.provenance.date}};
+  if (!hw.provenance.host.empty()) prov["host"] = hw.provenance.host;
+  if (!hw.provenance.tool_version.empty()) prov["tool_version"] = hw.provenance.tool_version;
+  j["provenance"] = prov;
+  nlohmann::ordered_json gpu;
+  gpu["name"] = hw.gpu;
+  gpu["memory_gb"] = num(hw.memory_bytes, kGBs);
+  gpu["reserved_memory_gb"] = num(hw.reserved_memory_bytes, kGBs);
+  gpu["other_memory_gb"] = num(hw.other_memory_bytes, kGBs);
+  gpu["hbm_bandwidth_gb_per_s"] = num(hw.hbm_bytes_per_s, kGBs);
+  gpu["hbm_efficiency"] = num(hw.hbm_efficiency, 1.0);
+  nlohmann::ordered_json peak = nlohmann::ordered_json::object();
+  for (const auto& [dtype, flops] : hw.peak_flops) peak[dtype] = num(flops, kTflops);
+  gpu["peak_tflops"] = peak;
+  nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+  for (const auto& p : hw.gemm_efficiency)
+    curve.push_back({{"gflop", num(p.flops, kGflop)}, {"efficiency", num(p.efficiency, 1.0)}});
+  gpu["gemm_efficiency"] = curve;
+  j["gpu"] = gpu;
+  j["node"] = {{"gpus_per_node", hw.gpus_per_node}, {"intra_node", link_json(hw.intra_node)}};
+  j["network"] = {{"inter_node", link_json(hw.inter_node)}};
+  j["cost"] = {{"dollars_per_gpu_hour", num(hw.dollars_per_gpu_hour, 1.0)}};
+  return j;
+}
+
+}  // namespace
+
+std::string hardware_to_json(const HardwareProfile& hw) { return format_json(hardware_object(hw).dump()); }
+
+std::string hardware_to_yaml(const HardwareProfile& hw) {
+  return json_to_yaml(hardware_object(hw).dump());
+}
+
+}  // namespace meshplan

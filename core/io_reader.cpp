@@ -1,0 +1,201 @@
+// Typed YAML reads with Errors (io_detail::Reader), file reading and round-trip number text.
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/io.h"
+#include "core/io_detail.h"
+
+namespace meshplan {
+
+Result<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const std::string why = std::strerror(errno);
+    return make_error(path, "file", path, "cannot be read (" + why + ")",
+                      "check the path (shipped: examples/models/, hardware-profiles/)");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace meshplan
+
+namespace meshplan::io_detail {
+
+static std::string line_of(const std::string& text, int line0) {
+  std::istringstream in(text);
+  std::string line;
+  for (int i = 0; std::getline(in, line); ++i)
+    if (i == line0) break;
+  const size_t b = line.find_first_not_of(" \t");
+  line = b == std::string::npos ? "" : line.substr(b);
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line.size() > 60 ? line.substr(0, 57) + "..." : line;
+}
+
+Result<YAML::Node> parse_yaml(const std::string& text, const std::string& file) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    const int line0 = e.mark.line;  // 0-based; -1 when unknown
+    std::string field = line0 >= 0 ? "line " + std::to_string(line0 + 1) : "yaml";
+    return make_error(file, field, line0 >= 0 ? line_of(text, line0) : "",
+                      "YAML syntax error: " + e.msg,
+                      "check indentation, colons and brackets near that line");
+  }
+}
+
+std::string file_stem(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+std::string node_text(const YAML::Node& n) {
+  std::string s;
+  if (n.IsScalar()) {
+    s = n.Scalar();
+  } else {
+    YAML::Emitter out;
+    out << YAML::Flow << n;
+    s = out.c_str();
+  }
+  for (char& c : s)
+    if (c == '\n') c = ' ';
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+bool Reader::has(const YAML::Node& map, const std::string& key) {
+  if (!map.IsMap()) return false;
+  YAML::Node v = map[key];
+  return v.IsDefined() && !v.IsNull();
+}
+
+std::string Reader::first_present(const YAML::Node& map, std::initializer_list<const char*> keys) {
+  for (const char* k : keys)
+    if (has(map, k)) return k;
+  return "";
+}
+
+void Reader::fail(const std::string& field, const std::string& value, const std::string& message,
+                  const std::string& hint) {
+  if (!error) error = make_error(file_, field, value, message, hint);
+}
+
+const YAML::Node* Reader::scalar(const YAML::Node& map, const std::string& key,
+                                 const std::string& path, bool required, const std::string& hint,
+                                 const char* kind) {
+  thread_local YAML::Node holder;
+  if (error) return nullptr;
+  if (!has(map, key)) {
+    if (required) fail(path, "", "missing required key", hint);
+    return nullptr;
+  }
+  holder = map[key];
+  if (!holder.IsScalar()) {
+    fail(path, node_text(holder), std::string("must be ") + kind, hint);
+    return nullptr;
+  }
+  return &holder;
+}
+
+static bool parse_int(const std::string& s, int64_t& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  out = v;
+  return true;
+}
+
+static bool parse_double(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(v)) return false;
+  out = v;
+  return true;
+}
+
+int64_t Reader::integer(const YAML::Node& map, const std::string& key, const std::string& path,
+                        std::optional<int64_t> dflt, const std::string& hint) {
+  const YAML::Node* n = scalar(map, key, path, !dflt.has_value(), hint, "an integer");
+  if (!n) return dflt.value_or(0);
+  int64_t v = 0;
+  if (!parse_int(n->Scalar(), v)) {
+    fail(path, node_text(*n), "must be an integer", hint);
+    return dflt.value_or(0);
+  }
+  return v;
+}
+
+double Reader::number(const YAML::Node& map, const std::string& key, const std::string& path,
+                      std::optional<double> dflt, const std::string& hint) {
+  const YAML::Node* n = scalar(map, key, path, !dflt.has_value(), hint, "a number");
+  if (!n) return dflt.value_or(0.0);
+  double v = 0.0;
+  if (!parse_double(n->Scalar(), v)) {
+    fail(path, node_text(*n), "must be a number", hint);
+    return dflt.value_or(0.0);
+  }
+  return v;
+}
+
+std::string Reader::text(const YAML::Node& map, const std::string& key, const std::string& path,
+                         std::optional<std::string> dflt, const std::string& hint) {
+  const YAML::Node* n = scalar(map, key, path, !dflt.has_value(), hint, "a string");
+  return n ? n->Scalar() : dflt.value_or("");
+}
+
+bool Reader::boolean(const YAML::Node& map, const std::string& key, const std::string& path,
+                     std::optional<bool> dflt, const std::string& hint) {
+  const YAML::Node* n = scalar(map, key, path, !dflt.has_value(), hint, "true or false");
+  if (!n) return dflt.value_or(false);
+  const std::string& s = n->Scalar();
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  fail(path, node_text(*n), "must be true or false", hint);
+  return dflt.value_or(false);
+}
+
+YAML::Node Reader::map(const YAML::Node& parent, const std::string& key, const std::string& path,
+                       bool optional, const std::string& hint) {
+  if (error) return YAML::Node(YAML::NodeType::Map);
+  if (!has(parent, key)) {
+    if (!optional) fail(path, "", "missing required key", hint);
+    return YAML::Node(YAML::NodeType::Map);
+  }
+  YAML::Node n = parent[key];
+  if (!n.IsMap()) {
+    fail(path, node_text(n), "must be a mapping of keys", hint);
+    return YAML::Node(YAML::NodeType::Map);
+  }
+  return n;
+}
+
+std::string scaled_text(double v, double scale) {
+  char buf[64];
+  const double x = v / scale;
+  if (x == std::floor(x) && std::fabs(x) < 1e15) {  // integral: "80", never "8e+01"
+    std::snprintf(buf, sizeof buf, "%.0f", x);
+    if (std::strtod(buf, nullptr) * scale == v) return buf;
+  }
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v / scale);
+    if (std::strtod(buf, nullptr) * scale == v) return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.17g", v / scale);
+  return buf;
+}
+
+double scaled_value(double v, double scale) { return std::strtod(scaled_text(v, scale).c_str(), nullptr); }
+
+}  // namespace meshplan::io_detail

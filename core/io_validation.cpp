@@ -1,0 +1,103 @@
+// Reads validation/*.yaml (published runs) into ValidationSet; model shapes go through parse_model.
+#include <yaml-cpp/yaml.h>
+
+#include "core/io.h"
+#include "core/io_detail.h"
+#include "core/validation_runs.h"
+
+namespace meshplan {
+
+using io_detail::Reader;
+
+namespace {
+
+ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, const ValidationSet& set) {
+  ValidationRun run;
+  run.model = r.text(n, "model", path + ".model", std::nullopt, "a key of `models:`");
+  run.gpus = r.integer(n, "gpus", path + ".gpus", std::nullopt, "GPUs of the run");
+  run.tp = static_cast<int>(r.integer(n, "tp", path + ".tp", int64_t{1}, "tensor-parallel size"));
+  run.pp = static_cast<int>(r.integer(n, "pp", path + ".pp", int64_t{1}, "pipeline-parallel size"));
+  run.dp = static_cast<int>(r.integer(n, "dp", path + ".dp", int64_t{1}, "data-parallel size"));
+  run.zero_stage = static_cast<int>(r.integer(n, "zero", path + ".zero", int64_t{0}, "0..3"));
+  run.global_batch = r.integer(n, "global_batch", path + ".global_batch", std::nullopt,
+                               "sequences per iteration");
+  run.micro_batch = r.integer(n, "micro_batch", path + ".micro_batch", int64_t{1}, "sequences per micro-batch");
+  run.seq_len = r.integer(n, "seq", path + ".seq", set.seq_len, "tokens per sequence");
+  run.virtual_stages = static_cast<int>(
+      r.integer(n, "virtual_stages", path + ".virtual_stages", int64_t{1}, "interleaving factor v"));
+  const std::string rc = r.text(n, "recompute", path + ".recompute", std::string("none"), "none|selective|full");
+  if (auto v = parse_recompute(rc)) run.recompute = *v;
+  else r.fail(path + ".recompute", rc, "unknown recompute mode", "none, selective or full");
+  run.sequence_parallel = r.boolean(n, "sequence_parallel", path + ".sequence_parallel", false, "true|false");
+  run.dp_overlap = r.boolean(n, "dp_overlap", path + ".dp_overlap", true, "true|false");
+  const std::string sched = r.text(n, "schedule", path + ".schedule",
+                                   std::string(run.virtual_stages > 1 ? "interleaved" : "1f1b"),
+                                   "gpipe|1f1b|interleaved|zb-h1");
+  if (auto s = parse_schedule(sched)) run.schedule = *s;
+  else r.fail(path + ".schedule", sched, "unknown schedule", "gpipe, 1f1b, interleaved or zb-h1");
+  run.iteration_s = r.number(n, "iteration_s", path + ".iteration_s", 0.0, "published seconds per iteration");
+  run.tflops_per_gpu = r.number(n, "tflops_per_gpu", path + ".tflops_per_gpu", 0.0, "published TFLOP/s per GPU");
+  run.note = r.text(n, "note", path + ".note", std::string(), "");
+  run.label = r.text(n, "label", path + ".label",
+                     run.model + " " + to_string(run.recompute) + (run.sequence_parallel ? "+sp" : ""), "");
+  if (r.ok() && run.iteration_s <= 0 && run.tflops_per_gpu <= 0)
+    r.fail(path + ".iteration_s", "", "needs iteration_s or tflops_per_gpu", "the published measurement");
+  if (r.ok() && run.iteration_s <= 0 && set.flops_formula.empty())
+    r.fail(path + ".tflops_per_gpu", std::to_string(run.tflops_per_gpu),
+           "needs the file's flops_formula to turn TFLOP/s into time", "flops_formula: megatron or model");
+  if (r.ok() && !set.find_model(run.model))
+    r.fail(path + ".model", run.model, "not one of the file's models", "add it under `models:`");
+  return run;
+}
+
+}  // namespace
+
+Result<ValidationSet> parse_validation(const std::string& text, const std::string& file) {
+  auto doc = io_detail::parse_yaml(text, file);
+  if (!doc.ok()) return doc.error();
+  const YAML::Node& root = doc.value();
+  Reader r(file);
+  ValidationSet set;
+  set.file = file;
+  set.name = io_detail::file_stem(file);
+  set.source = r.text(root, "source", "source", std::string(), "citation of the paper");
+  set.hardware = r.text(root, "hardware", "hardware", std::nullopt, "a shipped profile, e.g. a100-80gb-sxm");
+  set.dtype = r.text(root, "dtype", "dtype", std::string("bf16"), "bf16 or fp16");
+  set.seq_len = r.integer(root, "seq_len", "seq_len", int64_t{2048}, "tokens per sequence");
+  const std::string conv = r.text(root, "bytes_per_param", "bytes_per_param", std::string("default"),
+                                  "default (16), megatron (18) or fp32-grads (20)");
+  if (auto cv = parse_param_convention(conv)) set.convention = *cv;
+  else r.fail("bytes_per_param", conv, "unknown convention", "default, megatron or fp32-grads");
+  set.flops_formula = r.text(root, "flops_formula", "flops_formula", std::string(), "megatron or model");
+  if (!set.flops_formula.empty() && set.flops_formula != "megatron" && set.flops_formula != "model")
+    r.fail("flops_formula", set.flops_formula, "unknown FLOP counting", "megatron or model");
+  const YAML::Node models = r.map(root, "models", "models", false, "model shapes keyed by name");
+  if (!r.ok()) return *r.error;
+  for (const auto& kv : models) {
+    const std::string key = kv.first.as<std::string>();
+    YAML::Emitter out;
+    out << kv.second;
+    auto m = parse_model(out.c_str(), file + ": models." + key);
+    if (!m.ok()) return m.error();
+    ModelSpec spec = m.value();
+    spec.name = key;
+    set.models.emplace_back(key, spec);
+  }
+  const YAML::Node runs = root["runs"];
+  if (!runs || !runs.IsSequence() || runs.size() == 0)
+    return make_error(file, "runs", "", "missing or empty list", "list the published runs under `runs:`");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    ValidationRun run = read_run(r, runs[i], "runs[" + std::to_string(i) + "]", set);
+    if (!r.ok()) return *r.error;
+    set.runs.push_back(run);
+  }
+  return set;
+}
+
+Result<ValidationSet> load_validation(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text.ok()) return text.error();
+  return parse_validation(text.value(), path);
+}
+
+}  // namespace meshplan

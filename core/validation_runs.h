@@ -1,0 +1,62 @@
+// Published training runs (model, cluster, parallel layout, measured iteration time) to validate against.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "core/model_spec.h"
+#include "core/parallel_config.h"
+
+namespace meshplan {
+
+/// One published run. Either iteration_s is given, or tflops_per_gpu together with the set's
+/// flops_formula (how the paper counted FLOPs), from which the iteration time is derived.
+struct ValidationRun {
+  std::string label;            // "gpt-175b full" (model + recompute when not given)
+  std::string model;            // key into ValidationSet::models
+  int64_t gpus = 0;
+  int tp = 1, pp = 1, dp = 1;
+  int zero_stage = 0;
+  int64_t global_batch = 0;     // sequences per iteration
+  int64_t micro_batch = 1;
+  int64_t seq_len = 0;          // 0: the set's seq_len
+  int virtual_stages = 1;
+  Recompute recompute = Recompute::None;
+  bool sequence_parallel = false;
+  bool dp_overlap = true;       // DP gradient reduction overlapped with backward (Megatron >= 2023)
+  ScheduleKind schedule = ScheduleKind::OneFOneB;  // interleaved when virtual_stages > 1
+  double iteration_s = 0;       // published iteration time (0 when only TFLOP/s is published)
+  double tflops_per_gpu = 0;    // published achieved TFLOP/s per GPU (0 when not published)
+  std::string note;             // assumptions made where the paper is silent
+};
+
+/// One file of validation/: a source, the hardware the runs used, model shapes and runs.
+struct ValidationSet {
+  std::string file;             // path it was read from
+  std::string name;             // file stem
+  std::string source;           // citation
+  std::string hardware;         // shipped profile name, e.g. a100-80gb-sxm
+  std::string dtype = "bf16";
+  ParamConvention convention = ParamConvention::Default16;  // `bytes_per_param:` of the framework
+  int64_t seq_len = 2048;
+  /// How the paper turns FLOPs into TFLOP/s: "megatron" = Narayanan et al. 2021 eq. 3,
+  /// 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per iteration (full recompute counted), or "model" =
+  /// 3x forward FLOPs without recomputation, or "" when runs give iteration_s.
+  std::string flops_formula;
+  std::vector<std::pair<std::string, ModelSpec>> models;
+  std::vector<ValidationRun> runs;
+
+  const ModelSpec* find_model(const std::string& key) const {
+    for (const auto& [k, m] : models)
+      if (k == key) return &m;
+    return nullptr;
+  }
+};
+
+/// Parses a validation YAML file (schema in validation/README.md). Errors name file, field and value.
+Result<ValidationSet> parse_validation(const std::string& text, const std::string& file);
+Result<ValidationSet> load_validation(const std::string& path);
+
+}  // namespace meshplan

@@ -1,0 +1,162 @@
+// GEMM and element-wise kernel times, per-layer compute and TP communication (costmodel/README.md "Time").
+#include "costmodel/compute_time.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "costmodel/collectives.h"
+#include "costmodel/flops.h"
+
+namespace meshplan {
+
+double gemm_efficiency(const HardwareProfile& hw, double flops) {
+  const auto& pts = hw.gemm_efficiency;
+  if (pts.empty()) return 1.0;
+  if (flops <= pts.front().flops) return pts.front().efficiency;
+  if (flops >= pts.back().flops) return pts.back().efficiency;
+  const double x = std::log(flops);
+  for (size_t i = 1; i < pts.size(); ++i) {
+    if (flops <= pts[i].flops) {
+      const double x0 = std::log(pts[i - 1].flops), x1 = std::log(pts[i].flops);
+      const double w = x1 > x0 ? (x - x0) / (x1 - x0) : 1.0;
+      return pts[i - 1].efficiency + w * (pts[i].efficiency - pts[i - 1].efficiency);
+    }
+  }
+  return pts.back().efficiency;
+}
+
+double gemm_time_s(const HardwareProfile& hw, double peak, double flops) {
+  if (flops <= 0.0) return 0.0;
+  return flops / (peak * gemm_efficiency(hw, flops));
+}
+
+double memory_bound_time_s(const HardwareProfile& hw, double bytes) {
+  if (bytes <= 0.0) return 0.0;
+  return bytes / (hw.hbm_bytes_per_s * hw.hbm_efficiency);
+}
+
+double job_peak_flops(const Problem& p) {
+  const double peak = p.hardware.peak_flops_for(p.job.dtype);
+  return peak > 0.0 ? peak : p.hardware.peak_flops_for("bf16");
+}
+
+namespace {
+// Element-wise bytes (reads + writes) of one layer's forward on one GPU, 16-bit activations.
+struct ElementwiseBytes {
+  double outside_core = 0;  // 2 norms (read+write 2 bytes each: 8Th) + 2 bias-dropout-residual
+                            // adds (read x, residual, write out, 1-byte mask: 14Th) + activation fn
+  double core = 0;          // softmax read+write 4*b*a*s^2 + attention dropout read, write, mask 5*b*a*s^2
+};
+
+ElementwiseBytes elementwise_bytes(const ModelSpec& m, double b, double s, int tp, bool sp) {
+  const double t = static_cast<double>(tp);
+  const double T = b * s;
+  const double h = static_cast<double>(m.hidden_size);
+  const double f = static_cast<double>(m.intermediate_size);
+  const double a = static_cast<double>(m.num_heads);
+  ElementwiseBytes e;
+  const double activation_fn = (m.mlp == MlpKind::Gated ? 6.0 : 4.0) * T * f / t;
+  e.outside_core = 22.0 * T * h / (sp ? t : 1.0) + activation_fn;
+  e.core = 9.0 * b * a * s * s / t;
+  return e;
+}
+}  // namespace
+
+LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
+  const HardwareProfile& hw = p.hardware;
+  const double peak = job_peak_flops(p);
+  const double b = static_cast<double>(cfg.micro_batch_size);
+  const double s = static_cast<double>(p.job.seq_len);
+  const double t = static_cast<double>(cfg.tp);
+  const LayerFlops f = layer_forward_flops(p.model, b, s);
+  const double qkv = gemm_time_s(hw, peak, f.qkv / t);
+  const double out = gemm_time_s(hw, peak, f.out_proj / t);
+  const double up = gemm_time_s(hw, peak, f.mlp_up / t);
+  const double down = gemm_time_s(hw, peak, f.mlp_down / t);
+  const double core = gemm_time_s(hw, peak, f.scores / t) + gemm_time_s(hw, peak, f.values / t);
+  const ElementwiseBytes e = elementwise_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
+  const double ew_outside = memory_bound_time_s(hw, e.outside_core);
+  const double ew_core = memory_bound_time_s(hw, e.core);
+
+  LayerCompute c;
+  c.forward_s = qkv + out + up + down + core + ew_outside + ew_core;
+  c.dx_gemm_s = qkv + out + up + down;
+  // Backward of the attention core: 2 GEMMs per forward GEMM; element-wise backward reads the
+  // saved tensors and gradients and writes gradients: about twice the forward bytes.
+  c.backward_input_s = c.dx_gemm_s + 2.0 * core + 2.0 * (ew_outside + ew_core);
+  c.backward_weight_s = qkv + out + up + down;
+  c.qkv_dw_s = qkv;
+  c.mlp_up_dw_s = up;
+  switch (cfg.recompute) {
+    case Recompute::None: c.recompute_s = 0.0; break;
+    case Recompute::Selective: c.recompute_s = core + ew_core; break;
+    case Recompute::Full: c.recompute_s = c.forward_s; break;
+  }
+  return c;
+}
+
+LayerComm layer_tp_comm(const Problem& p, const ParallelConfig& cfg, const LayerCompute& c) {
+  LayerComm out;
+  if (cfg.tp <= 1) return out;
+  const HardwareProfile& hw = p.hardware;
+  const GroupPlacement g = place_group(hw, cfg.tp, 1);
+  const double bytes = 2.0 * static_cast<double>(cfg.micro_batch_size) *
+                       static_cast<double>(p.job.seq_len) * static_cast<double>(p.model.hidden_size);
+  if (!cfg.sequence_parallel) {
+    const double ar = all_reduce_s(hw, g, bytes);
+    out.collective_s = ar;
+    out.forward_s = 2.0 * ar;  // after the attention out-projection and after the MLP down-projection
+    out.backward_s = std::max(0.0, ar - c.qkv_dw_s) + std::max(0.0, ar - c.mlp_up_dw_s);
+    out.hidden_s = 2.0 * ar - out.backward_s;
+  } else {
+    const double ag = all_gather_s(hw, g, bytes);
+    const double rs = reduce_scatter_s(hw, g, bytes);
+    out.collective_s = ag + rs;
+    out.forward_s = 2.0 * (ag + rs);
+    // Exposed: the 2 all-gathers of the row-parallel outputs' gradients and the 2 re-gathers of
+    // the column-parallel inputs (SP stores them sharded; dW needs them whole). Megatron issues the
+    // re-gather beside the dX GEMM, but the dX GEMM needs the gradient the first all-gather
+    // delivers, so we count it exposed. Hidden: the 2 reduce-scatters of the column-parallel
+    // inputs' gradients behind their dW GEMMs.
+    out.backward_s = 4.0 * ag + std::max(0.0, rs - c.qkv_dw_s) + std::max(0.0, rs - c.mlp_up_dw_s);
+    out.hidden_s = 4.0 * ag + 2.0 * rs - out.backward_s;
+  }
+  if (cfg.recompute == Recompute::Full) out.recompute_s = out.forward_s;
+  return out;
+}
+
+EndsCompute ends_compute(const Problem& p, const ParallelConfig& cfg) {
+  const HardwareProfile& hw = p.hardware;
+  const double peak = job_peak_flops(p);
+  const double b = static_cast<double>(cfg.micro_batch_size);
+  const double s = static_cast<double>(p.job.seq_len);
+  const double t = static_cast<double>(cfg.tp);
+  const double h = static_cast<double>(p.model.hidden_size);
+  const double V = static_cast<double>(p.model.vocab_size);
+  const double T = b * s;
+  EndsCompute e;
+  // Embedding: gather T rows of h (2 bytes) + dropout (read, write, mask); backward scatters-adds.
+  e.embedding_forward_s = memory_bound_time_s(hw, 2.0 * T * h + 5.0 * T * h);
+  e.embedding_backward_s = memory_bound_time_s(hw, 2.0 * (2.0 * T * h + 5.0 * T * h));
+  const double logits = logits_forward_flops(p.model, b, s) / t;
+  // Vocab-parallel cross entropy in fp32: cast, max, exp-sum, loss, softmax gradient: ~6 passes of
+  // 4-byte logits T*V/t, plus the final norm (8Th, /t with SP).
+  const double ce_bytes = 24.0 * T * V / t;
+  const double norm_bytes = 8.0 * T * h / (cfg.sequence_parallel ? t : 1.0);
+  e.head_forward_s = gemm_time_s(hw, peak, logits) + memory_bound_time_s(hw, ce_bytes / 2 + norm_bytes);
+  e.head_backward_input_s =
+      gemm_time_s(hw, peak, logits) + memory_bound_time_s(hw, ce_bytes / 2 + 2.0 * norm_bytes);
+  e.head_backward_weight_s = gemm_time_s(hw, peak, logits);
+  if (cfg.tp > 1) {
+    const GroupPlacement g = place_group(hw, cfg.tp, 1);
+    const double bytes = 2.0 * T * h;
+    // Forward: SP all-gathers the final hidden state; without SP the head's input is replicated.
+    // Backward: the gradient of the head input is all-reduced (SP: reduce-scattered).
+    e.head_tp_comm_forward_s = cfg.sequence_parallel ? all_gather_s(hw, g, bytes) : 0.0;
+    e.head_tp_comm_backward_s =
+        cfg.sequence_parallel ? reduce_scatter_s(hw, g, bytes) : all_reduce_s(hw, g, bytes);
+  }
+  return e;
+}
+
+}  // namespace meshplan

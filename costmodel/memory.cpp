@@ -1,0 +1,97 @@
+// Per-GPU memory by pipeline stage and the worst stage (costmodel/README.md "Memory").
+#include "costmodel/memory.h"
+
+#include <algorithm>
+
+#include "costmodel/activations.h"
+#include "costmodel/pipeline.h"
+
+namespace meshplan {
+
+StaticBytes static_bytes(double parameters, ParamConvention c, int zero_stage, int dp) {
+  const ParamBytes pb = param_bytes(c);
+  const double d = static_cast<double>(dp);
+  StaticBytes s;
+  s.weights = parameters * pb.weights / (zero_stage >= 3 ? d : 1.0);
+  s.gradients = parameters * pb.gradients / (zero_stage >= 2 ? d : 1.0);
+  s.optimizer = parameters * pb.optimizer / (zero_stage >= 1 ? d : 1.0);
+  return s;
+}
+
+double layer_parameters_per_gpu(const ModelSpec& m, int tp) {
+  const double norms = (m.biases ? 4.0 : 2.0) * static_cast<double>(m.hidden_size);
+  return (m.layer_parameters() - norms) / tp + norms;
+}
+
+double chunk_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int chunk) {
+  const double h = static_cast<double>(m.hidden_size);
+  const double t = static_cast<double>(cfg.tp);
+  const double vocab_matrix = static_cast<double>(m.vocab_size) * h / t;
+  const int last = cfg.pp * std::max(1, cfg.virtual_stages) - 1;
+  double params = chunk_layers(m, cfg, chunk) * layer_parameters_per_gpu(m, cfg.tp);
+  if (chunk == 0) {
+    params += vocab_matrix;  // vocab-parallel token embedding
+    if (m.learned_positions) params += static_cast<double>(m.max_position_embeddings) * h;  // replicated
+  }
+  if (chunk == last) {
+    params += (m.biases ? 2.0 : 1.0) * h;  // final norm
+    if (!m.tie_word_embeddings || cfg.pp > 1) params += vocab_matrix;
+  }
+  return params;
+}
+
+double stage_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int stage) {
+  double params = 0.0;
+  for (int k = 0; k < std::max(1, cfg.virtual_stages); ++k)
+    params += chunk_parameters_per_gpu(m, cfg, stage + k * cfg.pp);
+  return params;
+}
+
+static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg, int stage) {
+  const ModelSpec& m = p.model;
+  const double b = static_cast<double>(cfg.micro_batch_size);
+  const double s = static_cast<double>(p.job.seq_len);
+  const int t = cfg.tp;
+  const bool sp = cfg.sequence_parallel;
+  const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
+                                                  cfg.num_micro_batches, stage);
+  double bytes = in_flight * stage_layers(m, cfg, stage) *
+                 layer_activation_bytes(m, b, s, t, sp, cfg.recompute);
+  bytes += recompute_working_bytes(m, b, s, t, sp, cfg.recompute);
+  if (stage == 0) bytes += in_flight * embedding_activation_bytes(m, b, s, t, sp);
+  // The LM head's logits live until that micro-batch's backward: one at a time on the last stage,
+  // except under GPipe, which runs every forward before the first backward.
+  const double head_in_flight = cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;
+  if (stage == cfg.pp - 1) bytes += head_in_flight * head_activation_bytes(m, b, s, t, sp);
+  if (cfg.zero_stage >= 3) {
+    // Current and prefetched layer gathered to full (TP-local) size.
+    bytes += 2.0 * layer_parameters_per_gpu(m, t) * param_bytes(p.job.convention).weights;
+  }
+  return bytes;
+}
+
+MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int stage) {
+  const StaticBytes st = static_bytes(stage_parameters_per_gpu(p.model, cfg, stage), p.job.convention,
+                                      cfg.zero_stage, cfg.dp);
+  MemoryBreakdown mb;
+  mb.weights_bytes = st.weights;
+  mb.gradients_bytes = st.gradients;
+  mb.optimizer_bytes = st.optimizer;
+  mb.activations_bytes = stage_activation_bytes(p, cfg, stage);
+  mb.other_bytes = p.hardware.other_memory_bytes;
+  mb.peak_bytes = mb.weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes +
+                  mb.other_bytes;
+  mb.worst_stage = stage;
+  return mb;
+}
+
+MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
+  MemoryBreakdown worst = stage_memory(p, cfg, 0);
+  for (int stage = 1; stage < cfg.pp; ++stage) {
+    MemoryBreakdown mb = stage_memory(p, cfg, stage);
+    if (mb.peak_bytes > worst.peak_bytes) worst = mb;
+  }
+  return worst;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,36 @@
+// Per-GPU memory: weights, gradients and optimizer state split by TP/PP and sharded by ZeRO, plus
+// activations, ZeRO-3 buffers and the profile's "other" bytes, for one pipeline stage.
+#pragma once
+#include "core/parallel_config.h"
+#include "costmodel/estimate.h"
+
+namespace meshplan {
+
+/// Weights, gradients and optimizer bytes of `parameters` parameters held by one GPU of a DP group
+/// of `dp` ranks under `zero_stage`: ZeRO-1 shards the optimizer state, ZeRO-2 also the
+/// gradients, ZeRO-3 also the weights (each divided by dp). Example: 13e9 params, 16 B/param,
+/// dp 8: 208 / 71.5 / 48.75 / 26 GB for ZeRO 0/1/2/3.
+struct StaticBytes {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+  double total() const { return weights + gradients + optimizer; }
+};
+
+StaticBytes static_bytes(double parameters, ParamConvention c, int zero_stage, int dp);
+
+/// Parameters of one transformer layer held by one GPU: matrices split by TP, norms replicated.
+double layer_parameters_per_gpu(const ModelSpec& m, int tp);
+
+/// Parameters of model chunk `chunk` (0 <= chunk < pp*v) held by one GPU (before ZeRO).
+double chunk_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int chunk);
+
+/// Parameters held by one GPU of pipeline rank `stage` (before ZeRO): its layers, the
+/// vocab-parallel embedding on stage 0, final norm and LM head on the last stage (with tied
+/// embeddings and pp > 1 the last stage keeps its own copy of the embedding matrix, as Megatron).
+double stage_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int stage);
+
+/// Full breakdown for one pipeline rank.
+MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int stage);
+
+}  // namespace meshplan

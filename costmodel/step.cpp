@@ -1,0 +1,276 @@
+// estimate_step / step_costs: assembles per-stage costs into one step (costmodel/README.md "Step time").
+#include "costmodel/step.h"
+
+#include <algorithm>
+
+#include "costmodel/activations.h"
+#include "costmodel/collectives.h"
+#include "costmodel/compute_time.h"
+#include "costmodel/flops.h"
+#include "costmodel/memory.h"
+#include "costmodel/pipeline.h"
+
+namespace meshplan {
+
+const char* to_string(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::Compute: return "compute";
+    case Bottleneck::TpComm: return "tp_comm";
+    case Bottleneck::PpBubble: return "pp_bubble";
+    case Bottleneck::PpComm: return "pp_comm";
+    case Bottleneck::DpComm: return "dp_comm";
+    case Bottleneck::Optimizer: return "optimizer";
+    case Bottleneck::Memory: return "memory";
+  }
+  return "?";
+}
+
+namespace {
+// Everything that does not depend on the stage, computed once per configuration.
+struct LayerCosts {
+  LayerCompute compute;
+  LayerComm comm;
+  EndsCompute ends;
+};
+
+LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
+  LayerCosts lc;
+  lc.compute = layer_compute(p, cfg);
+  lc.comm = layer_tp_comm(p, cfg, lc.compute);
+  lc.ends = ends_compute(p, cfg);
+  return lc;
+}
+
+// One chunk, one micro-batch; the same numbers feed StageTimes and ChunkCosts.
+ChunkCosts chunk_times(const LayerCosts& lc, int layers, bool first, bool last) {
+  const LayerCompute& c = lc.compute;
+  const LayerComm& m = lc.comm;
+  const EndsCompute& e = lc.ends;
+  ChunkCosts k;
+  k.layers = layers;
+  k.has_embedding = first;
+  k.has_lm_head = last;
+  k.tp_comm_forward_s = layers * m.forward_s + (last ? e.head_tp_comm_forward_s : 0.0);
+  k.tp_comm_backward_s = layers * (m.backward_s + m.recompute_s) + (last ? e.head_tp_comm_backward_s : 0.0);
+  k.forward_s = layers * c.forward_s + (first ? e.embedding_forward_s : 0.0) +
+                (last ? e.head_forward_s : 0.0) + k.tp_comm_forward_s;
+  // Hidden TP collectives slow the dW GEMMs they run under (kOverlapComputeSlowdown).
+  k.backward_input_s = layers * (c.backward_input_s + c.recompute_s + kOverlapComputeSlowdown * m.hidden_s) +
+                       (first ? e.embedding_backward_s : 0.0) + (last ? e.head_backward_input_s : 0.0) +
+                       k.tp_comm_backward_s;
+  k.backward_weight_s = layers * c.backward_weight_s + (last ? e.head_backward_weight_s : 0.0);
+  return k;
+}
+
+StageTimes stage_times_from(const Problem& p, const ParallelConfig& cfg, const LayerCosts& lc, int stage) {
+  const int v = std::max(1, cfg.virtual_stages);
+  const int last = cfg.pp * v - 1;
+  StageTimes st;
+  for (int k = 0; k < v; ++k) {
+    const int chunk = stage + k * cfg.pp;
+    const ChunkCosts c = chunk_times(lc, chunk_layers(p.model, cfg, chunk), chunk == 0, chunk == last);
+    const double comm = c.tp_comm_forward_s + c.tp_comm_backward_s;
+    st.forward_s += c.forward_s;
+    st.backward_s += c.backward_input_s + c.backward_weight_s;
+    st.backward_weight_s += c.backward_weight_s;
+    st.tp_comm_s += comm;
+    st.compute_s += c.forward_s + c.backward_input_s + c.backward_weight_s - comm;
+  }
+  return st;
+}
+
+// Time a stage contributes to the pipeline fill/drain (per micro-batch, in its units).
+double bubble_unit(ScheduleKind s, const StageTimes& st) {
+  if (s == ScheduleKind::ZeroBubbleH1)  // Qi et al. 2023: (P-1)(T_F + T_B - T_W), T_B input grads only
+    return std::max(0.0, st.forward_s + st.backward_s - 2.0 * st.backward_weight_s);
+  return st.total();
+}
+}  // namespace
+
+double tied_embedding_sync_s(const Problem& p, const ParallelConfig& cfg) {
+  if (!p.model.tie_word_embeddings || cfg.pp <= 1) return 0.0;
+  // Megatron keeps the tied word embedding on the first and the last stage and all-reduces its
+  // gradient (V*h/t values per GPU) between the two once per step.
+  const double bytes = static_cast<double>(p.model.vocab_size) * static_cast<double>(p.model.hidden_size) /
+                       cfg.tp * param_bytes(p.job.convention).gradients;
+  GroupPlacement ends;
+  ends.size = 2;
+  ends.per_node = 1;
+  ends.nodes = place_group(p.hardware, cfg.pp, cfg.tp * cfg.dp).spans_nodes() ? 2 : 1;
+  if (ends.nodes == 1) ends.per_node = 2;
+  return all_reduce_s(p.hardware, ends, bytes);
+}
+
+StageTimes stage_times(const Problem& p, const ParallelConfig& cfg, int stage) {
+  return stage_times_from(p, cfg, layer_costs(p, cfg), stage);
+}
+
+namespace {
+// A ZeRO-2/3 collective over one stage's parameters, issued layer by layer (DeepSpeed buckets,
+// FSDP units): the latency term is paid once per layer, the bandwidth term once for all bytes.
+double per_layer_collective_s(const Problem& p, const ParallelConfig& cfg, int stage, const GroupPlacement& g,
+                              double bytes_per_param, bool gather) {
+  const double layer_params = layer_parameters_per_gpu(p.model, cfg.tp);
+  const int layers = stage_layers(p.model, cfg, stage);
+  const double ends = stage_parameters_per_gpu(p.model, cfg, stage) - layers * layer_params;
+  auto one = [&](double bytes) {
+    return gather ? all_gather_s(p.hardware, g, bytes) : reduce_scatter_s(p.hardware, g, bytes);
+  };
+  return layers * one(layer_params * bytes_per_param) + one(ends * bytes_per_param);
+}
+}  // namespace
+
+DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st) {
+  DpComm out;
+  if (cfg.dp <= 1) return out;
+  const HardwareProfile& hw = p.hardware;
+  const GroupPlacement g = place_group(hw, cfg.dp, cfg.tp);
+  const ParamBytes pb = param_bytes(p.job.convention);
+  const double params = stage_parameters_per_gpu(p.model, cfg, stage);
+  const double M = static_cast<double>(cfg.num_micro_batches);
+  const bool overlap = cfg.dp_overlap;
+  if (cfg.zero_stage <= 1) {
+    // Gradients accumulate locally over the M micro-batches and are reduced once, behind the last
+    // backward: ZeRO-0 all-reduces them, ZeRO-1 reduce-scatters them and all-gathers the updated
+    // 16-bit weights after the optimizer (not overlapped).
+    const double reduce = cfg.zero_stage == 0 ? all_reduce_s(hw, g, params * pb.gradients)
+                                              : reduce_scatter_s(hw, g, params * pb.gradients);
+    const double after = cfg.zero_stage == 1 ? all_gather_s(hw, g, params * pb.weights) : 0.0;
+    out.total_s = reduce + after;
+    out.exposed_s = (overlap ? std::max(0.0, reduce - st.backward_s) : reduce) + after;
+    return out;
+  }
+  // ZeRO-2/3 keep only a gradient shard, so every micro-batch's gradients are reduce-scattered
+  // during its own backward (Rajbhandari et al. 2020, sec. 5.2).
+  const double rs = per_layer_collective_s(p, cfg, stage, g, pb.gradients, false);
+  if (cfg.zero_stage == 2) {
+    const double after = all_gather_s(hw, g, params * pb.weights);
+    out.total_s = M * rs + after;
+    out.exposed_s = (overlap ? M * std::max(0.0, rs - st.backward_s) : M * rs) + after;
+    return out;
+  }
+  // ZeRO-3: the weights are gathered before every forward and backward (and the recomputed forward)
+  // of every micro-batch, prefetched behind the previous layer; in backward the gathers and the
+  // gradient reduce-scatters share the same links and the same window.
+  const double ag = per_layer_collective_s(p, cfg, stage, g, pb.weights, true);
+  const double backward_comm = (cfg.recompute == Recompute::Full ? 2.0 : 1.0) * ag + rs;
+  out.total_s = M * (ag + backward_comm);
+  out.exposed_s = overlap ? M * (std::max(0.0, ag - st.forward_s) + std::max(0.0, backward_comm - st.backward_s))
+                          : out.total_s;
+  return out;
+}
+
+double optimizer_time_s(const Problem& p, const ParallelConfig& cfg, int stage) {
+  const ParamBytes pb = param_bytes(p.job.convention);
+  const double local = stage_parameters_per_gpu(p.model, cfg, stage) / (cfg.zero_stage >= 1 ? cfg.dp : 1);
+  // Adam reads the gradient and fp32 master/m/v, writes master/m/v and the 16-bit working weights;
+  // the global-norm clipping reads the gradients once more and the next step's buffers are zeroed.
+  return memory_bound_time_s(p.hardware, local * (2.0 * pb.optimizer + 3.0 * pb.gradients + pb.weights));
+}
+
+static Bottleneck largest_term(const TimeBreakdown& t) {
+  Bottleneck b = Bottleneck::Compute;
+  double best = t.compute_s;
+  auto consider = [&](double v, Bottleneck k) {
+    if (v > best) { best = v; b = k; }
+  };
+  consider(t.tp_comm_s, Bottleneck::TpComm);
+  consider(t.pp_bubble_s, Bottleneck::PpBubble);
+  consider(t.pp_comm_s, Bottleneck::PpComm);
+  consider(t.dp_comm_s, Bottleneck::DpComm);
+  consider(t.optimizer_s, Bottleneck::Optimizer);
+  return b;
+}
+
+StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
+  StepEstimate est;
+  est.config = cfg;
+  est.memory = estimate_memory(p, cfg);
+  est.usable_memory_bytes = p.hardware.usable_memory_bytes();
+  est.fits = est.memory.peak_bytes <= est.usable_memory_bytes;
+
+  const LayerCosts lc = layer_costs(p, cfg);
+  const double M = static_cast<double>(cfg.num_micro_batches);
+  const int v = std::max(1, cfg.virtual_stages);
+  StageTimes worst;
+  double unit_sum = 0.0, worst_unit = 0.0, dp_exposed = 0.0, dp_hidden = 0.0, optimizer = 0.0;
+  for (int stage = 0; stage < cfg.pp; ++stage) {
+    const StageTimes st = stage_times_from(p, cfg, lc, stage);
+    const double unit = bubble_unit(cfg.schedule, st);
+    unit_sum += unit;
+    if (stage == 0 || st.total() > worst.total()) { worst = st; worst_unit = unit; }
+    const DpComm dp = dp_comm(p, cfg, stage, st);
+    dp_exposed = std::max(dp_exposed, dp.exposed_s);
+    dp_hidden = std::max(dp_hidden, dp.total_s - dp.exposed_s);
+    optimizer = std::max(optimizer, optimizer_time_s(p, cfg, stage));
+  }
+  TimeBreakdown& t = est.time;
+  // DP/ZeRO communication hidden behind backward slows that backward (kOverlapComputeSlowdown).
+  t.compute_s = M * worst.compute_s + kOverlapComputeSlowdown * dp_hidden;
+  t.tp_comm_s = M * worst.tp_comm_s;
+  // Fill and drain: every other stage's per-micro-batch time once (Narayanan et al. 2021: (P-1)
+  // stage times for equal stages), divided by v for the interleaved schedule.
+  t.pp_bubble_s = (unit_sum - worst_unit) / (cfg.schedule == ScheduleKind::Interleaved ? v : 1);
+  if (cfg.pp > 1) {
+    const GroupPlacement g = place_group(p.hardware, cfg.pp, cfg.tp * cfg.dp);
+    const double hop = p2p_s(p.hardware, g, p2p_activation_bytes(p, cfg)) +
+                       all_gather_s(p.hardware, place_group(p.hardware, cfg.tp, 1), p2p_gather_bytes(p, cfg));
+    // Each chunk-micro-batch receives an activation and a gradient; fill and drain add P-1 hops each.
+    t.pp_comm_s = 2.0 * (v * M + cfg.pp - 1) * hop + tied_embedding_sync_s(p, cfg);
+  }
+  t.dp_comm_s = dp_exposed;
+  t.optimizer_s = optimizer;
+  t.step_s = t.compute_s + t.tp_comm_s + t.pp_bubble_s + t.pp_comm_s + t.dp_comm_s + t.optimizer_s;
+
+  const double sequences = static_cast<double>(p.job.global_batch);
+  const double seq = static_cast<double>(p.job.seq_len);
+  const StepFlops f = step_flops(p.model, sequences, seq, cfg.recompute);
+  const double gpus = static_cast<double>(p.job.gpus);
+  const double peak = job_peak_flops(p);
+  Throughput& th = est.throughput;
+  th.tokens_per_s = sequences * seq / t.step_s;
+  th.tflops_per_gpu = f.hardware / (t.step_s * gpus) / 1e12;
+  th.mfu = f.model / (t.step_s * gpus * peak);
+  th.hfu = f.hardware / (t.step_s * gpus * peak);
+  est.bottleneck = est.fits ? largest_term(t) : Bottleneck::Memory;
+  return est;
+}
+
+StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
+  const LayerCosts lc = layer_costs(p, cfg);
+  const HardwareProfile& hw = p.hardware;
+  const ParamBytes pb = param_bytes(p.job.convention);
+  const GroupPlacement dp_group = place_group(hw, cfg.dp, cfg.tp);
+  const int v = std::max(1, cfg.virtual_stages);
+  const int chunks = cfg.pp * v;
+  const double b = static_cast<double>(cfg.micro_batch_size);
+  const double s = static_cast<double>(p.job.seq_len);
+  StepCosts out;
+  out.chunks.reserve(chunks);
+  for (int c = 0; c < chunks; ++c) {
+    ChunkCosts k = chunk_times(lc, chunk_layers(p.model, cfg, c), c == 0, c == chunks - 1);
+    k.activation_bytes = k.layers * layer_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel,
+                                                           cfg.recompute);
+    if (k.has_embedding) k.activation_bytes += embedding_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
+    if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
+    const double params = chunk_parameters_per_gpu(p.model, cfg, c);
+    k.grad_bytes = params * pb.gradients;
+    k.dp_reduce_s = cfg.zero_stage == 0 ? all_reduce_s(hw, dp_group, k.grad_bytes)
+                                        : reduce_scatter_s(hw, dp_group, k.grad_bytes);
+    k.zero3_gather_s = cfg.zero_stage >= 3 ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
+    out.chunks.push_back(k);
+  }
+  out.p2p_bytes = cfg.pp > 1 ? p2p_activation_bytes(p, cfg) : 0.0;
+  if (cfg.pp > 1)
+    out.p2p_s = p2p_s(hw, place_group(hw, cfg.pp, cfg.tp * cfg.dp), out.p2p_bytes) +
+                all_gather_s(hw, place_group(hw, cfg.tp, 1), p2p_gather_bytes(p, cfg));
+  for (int stage = 0; stage < cfg.pp; ++stage) {
+    out.optimizer_s = std::max(out.optimizer_s, optimizer_time_s(p, cfg, stage));
+    const MemoryBreakdown mb = stage_memory(p, cfg, stage);
+    out.static_bytes_per_stage_max = std::max(
+        out.static_bytes_per_stage_max, mb.weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.other_bytes);
+  }
+  return out;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,143 @@
+// Backend: the device interface the model, optimizer and trainer call (memory, copies, GEMM and
+// the training kernels). executor/cpu implements it with Eigen; a CUDA backend adds executor/cuda/
+// files implementing the same virtuals. Callers never dereference device pointers.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "executor/tensor.h"
+
+namespace meshplan::exec {
+
+/// One AdamW update's scalars (bias corrections precomputed by the optimizer).
+struct AdamWStep {
+  float lr = 0;
+  float beta1 = 0.9f;
+  float beta2 = 0.95f;
+  float eps = 1e-8f;
+  float weight_decay = 0;      // decoupled: p -= lr * wd * p
+  float bias_correction1 = 1;  // 1 - beta1^t
+  float bias_correction2 = 1;  // 1 - beta2^t
+};
+
+/// Dimensions of one causal GQA attention call (the TP-local heads).
+struct AttentionDims {
+  int64_t B = 0;    // sequences
+  int64_t T = 0;    // tokens per sequence
+  int64_t NH = 0;   // query heads
+  int64_t NKV = 0;  // key/value heads; NH % NKV == 0, query head h uses kv head h / (NH / NKV)
+  int64_t D = 0;    // head dimension
+};
+
+/// All pointers are device pointers of the backend; sizes are element counts. Kernels that
+/// "accumulate" add into their output (+=), the others overwrite it. Row-major everywhere.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+
+  // ---- memory: every byte goes through allocate/deallocate so memory() sees it ----
+  void* allocate(uint64_t bytes);
+  void deallocate(void* ptr, uint64_t bytes);
+  MemoryTracker& memory() { return memory_; }
+  const MemoryTracker& memory() const { return memory_; }
+  virtual void copy_from_host(void* dst, const void* host_src, uint64_t bytes) = 0;
+  virtual void copy_to_host(void* host_dst, const void* src, uint64_t bytes) = 0;
+  virtual void copy(void* dst, const void* src, uint64_t bytes) = 0;  // device to device
+  /// Waits for queued work (no-op on CPU).
+  virtual void synchronize() {}
+
+  // ---- elementwise and reductions ----
+  virtual void fill(float* x, float value, int64_t n) = 0;
+  virtual void scale(float* x, float a, int64_t n) = 0;                   // x *= a
+  virtual void axpy(float* y, float a, const float* x, int64_t n) = 0;    // y += a * x
+  virtual void add(float* out, const float* a, const float* b, int64_t n) = 0;  // out = a + b
+  /// Sum of x[i]^2 in double, returned to the host (gradient norms).
+  virtual double sum_squares(const float* x, int64_t n) = 0;
+  /// Sum of x[i] in double, returned to the host (losses).
+  virtual double sum(const float* x, int64_t n) = 0;
+
+  // ---- GEMM: C (M, N) = alpha * op(A) @ op(B) + beta * C, op(A) (M, K), op(B) (K, N) ----
+  /// A is stored (M, K), or (K, M) when trans_a; B is stored (K, N), or (N, K) when trans_b.
+  virtual void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                    const float* A, const float* B, float beta, float* C) = 0;
+
+  // ---- embedding (vocab-parallel: rows [vocab_begin, vocab_begin + Vl) live here) ----
+  /// out (N, C) = table[tok - vocab_begin], or 0 when tok is not in this shard.
+  virtual void embedding_forward(float* out, const int32_t* tokens, const float* table,
+                                 int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) = 0;
+  /// dtable (Vl, C) += scatter of dout (N, C) rows whose token is in this shard.
+  virtual void embedding_backward(float* dtable, const float* dout, const int32_t* tokens,
+                                  int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) = 0;
+
+  // ---- RMSNorm: out = x * rstd * w, rstd = 1 / sqrt(mean(x^2) + eps) ----
+  /// out (N, C), rstd (N) saved for backward, x (N, C), w (C).
+  virtual void rmsnorm_forward(float* out, float* rstd, const float* x, const float* w, int64_t N,
+                               int64_t C, float eps) = 0;
+  /// dx (N, C) += ..., dw (C) += ... (accumulate: dx is the residual stream's gradient).
+  virtual void rmsnorm_backward(float* dx, float* dw, const float* dout, const float* x,
+                                const float* w, const float* rstd, int64_t N, int64_t C) = 0;
+
+  // ---- rotary embedding, "rotate half" convention (HF Llama), position = t in 0..T-1 ----
+  /// In place on x (B, T, H, D): pairs (i, i + D/2) rotated by t * theta^(-2i/D).
+  virtual void rope_forward(float* x, int64_t B, int64_t T, int64_t H, int64_t D, float theta) = 0;
+  /// In place on dx (B, T, H, D): the transposed (inverse) rotation.
+  virtual void rope_backward(float* dx, int64_t B, int64_t T, int64_t H, int64_t D, float theta) = 0;
+
+  // ---- causal GQA attention, scale 1/sqrt(D) ----
+  /// out (B, T, NH, D); lse (B, NH, T) log-sum-exp of each score row; probs (B, NH, T, T) the
+  /// softmax, written only when non-null (kept for backward without recompute).
+  /// q (B, T, NH, D), k and v (B, T, NKV, D).
+  virtual void attention_forward(float* out, float* lse, float* probs, const float* q,
+                                 const float* k, const float* v, const AttentionDims& d) = 0;
+  /// dq (B, T, NH, D), dk and dv (B, T, NKV, D) overwritten. probs may be null: the softmax is
+  /// then recomputed from q, k and lse (selective recompute / flash style).
+  virtual void attention_backward(float* dq, float* dk, float* dv, const float* dout,
+                                  const float* q, const float* k, const float* v,
+                                  const float* lse, const float* probs, const AttentionDims& d) = 0;
+
+  // ---- SwiGLU: out = silu(gate) * up, elementwise over n ----
+  virtual void swiglu_forward(float* out, const float* gate, const float* up, int64_t n) = 0;
+  /// dgate, dup overwritten.
+  virtual void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate,
+                               const float* up, int64_t n) = 0;
+
+  // ---- vocab-parallel cross-entropy over logits (N, Vl), shard starting at vocab_begin ----
+  /// row_max (N) = max over the local shard (then all-reduced MAX across TP by the caller).
+  virtual void ce_row_max(float* row_max, const float* logits, int64_t N, int64_t Vl) = 0;
+  /// sumexp (N) = sum exp(logit - row_max) over the local shard (then all-reduced SUM).
+  virtual void ce_row_sumexp(float* sumexp, const float* logits, const float* row_max, int64_t N,
+                             int64_t Vl) = 0;
+  /// target_logit (N) = logits[n, target - vocab_begin] when local, else 0 (then all-reduced SUM).
+  virtual void ce_target_logit(float* target_logit, const float* logits, const int32_t* targets,
+                               int64_t vocab_begin, int64_t N, int64_t Vl) = 0;
+  /// loss (N) = log(sumexp) + row_max - target_logit.
+  virtual void ce_loss(float* loss, const float* row_max, const float* sumexp,
+                       const float* target_logit, int64_t N) = 0;
+  /// dlogits (N, Vl) = scale * (softmax - onehot(target)); may alias logits (in place).
+  virtual void ce_backward(float* dlogits, const float* logits, const float* row_max,
+                           const float* sumexp, const int32_t* targets, int64_t vocab_begin,
+                           float scale, int64_t N, int64_t Vl) = 0;
+
+  // ---- optimizer ----
+  /// AdamW on n elements: m, v updated; param updated in place (fp32 master weights).
+  virtual void adamw(float* param, const float* grad, float* m, float* v, int64_t n,
+                     const AdamWStep& s) = 0;
+
+ protected:
+  virtual void* allocate_raw(uint64_t bytes) = 0;
+  virtual void free_raw(void* ptr, uint64_t bytes) = 0;
+
+ private:
+  MemoryTracker memory_;
+};
+
+/// Which CPU implementations to use: the fast ones (Eigen GEMM, Eigen-blocked attention) or their
+/// plain twins (triple-loop GEMM, scalar attention), so tests can compare whole runs.
+struct CpuOptions {
+  bool naive_gemm = false;
+  bool reference_attention = false;
+};
+std::unique_ptr<Backend> make_cpu_backend(const CpuOptions& options = {});
+
+}  // namespace meshplan::exec

@@ -1,0 +1,52 @@
+// `meshplan calibrate --backend cpu`: runs the probes on every rank, fits the cost model's
+// parameters (costmodel/fit.h) and builds a HardwareProfile with provenance; raw curves kept.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/hardware_profile.h"
+#include "costmodel/fit.h"
+#include "executor/backend.h"
+#include "executor/calibrate/collective_probe.h"
+#include "executor/calibrate/gemm_probe.h"
+#include "executor/calibrate/memory_probe.h"
+
+namespace meshplan::exec {
+
+struct CalibrationOptions {
+  int64_t gemm_max_n = 768;           // largest square GEMM side of the sweep
+  double gemm_target_s = 0.05;        // repeats per GEMM shape last about this long
+  int64_t memory_bytes = 64 << 20;    // per array of the bandwidth probe (far beyond the caches)
+  CollectiveSweep sweep;
+  ProgressFn progress;                // rank 0: progress bar
+};
+
+struct CalibrationResult {
+  int ranks = 1;
+  int ranks_per_node = 1;             // ranks sharing this host name
+  std::string host;
+  std::string cpu_name;               // /proc/cpuinfo "model name"
+  double host_memory_bytes = 0;       // /proc/meminfo MemTotal
+  std::vector<GemmMeasurement> gemm;
+  BandwidthMeasurement memory;
+  std::vector<CollectiveMeasurement> collectives;
+  // Fits.
+  double peak_flops = 0;              // best achieved GEMM rate (fp32)
+  GemmFit gemm_fit;
+  std::vector<EfficiencyPoint> gemm_curve;
+  LinkFit link;                       // all collectives together: what the profile's links hold
+  std::map<Collective, LinkFit> per_collective;
+  bool all_verified = true;
+};
+
+/// Collective over `world` (needs >= 2 ranks for the link fit; asserted — the CLI checks first).
+CalibrationResult run_calibration(Backend& backend, Communicator& world, const CalibrationOptions& o);
+
+/// The profile plan/estimate/simulate read (core/io schema): fp32 peak and GEMM curve, axpy
+/// bandwidth (efficiency 1: it is what was achieved), alpha-beta links of the fit (one node: the
+/// inter-node link repeats the intra-node fit), memory = host memory / ranks per node.
+HardwareProfile calibrated_profile(const CalibrationResult& r, const std::string& name,
+                                   const std::string& date, const std::string& tool_version);
+
+}  // namespace meshplan::exec

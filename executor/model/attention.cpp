@@ -1,0 +1,70 @@
+// Attention half of a layer: norm, column-parallel Q/K/V, rotary, causal GQA core, row-parallel O.
+#include "executor/model/layer.h"
+
+namespace meshplan::exec {
+
+void attention_forward_half(const LayerContext& ctx, const LayerWeights& w, const float* x,
+                            LayerStash& st, bool keep_probs) {
+  Backend& be = ctx.backend;
+  const LayerDims& d = ctx.dims;
+  st.rstd1 = Tensor(be, DType::F32, {d.Nl});
+  st.h1 = Tensor(be, DType::F32, {d.Nl, d.C});
+  be.rmsnorm_forward(st.h1.f32(), st.rstd1.f32(), x, w.attn_norm, d.Nl, d.C, d.eps);
+  Tensor gathered;
+  const float* h1f = ctx.tp.to_full(st.h1.f32(), gathered);  // (N, C)
+  st.q = Tensor(be, DType::F32, {d.N, d.qd()});
+  st.k = Tensor(be, DType::F32, {d.N, d.kvd()});
+  st.v = Tensor(be, DType::F32, {d.N, d.kvd()});
+  be.gemm(false, true, d.N, d.qd(), d.C, 1.0f, h1f, w.wq, 0.0f, st.q.f32());
+  be.gemm(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, w.wk, 0.0f, st.k.f32());
+  be.gemm(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, w.wv, 0.0f, st.v.f32());
+  gathered.reset();
+  be.rope_forward(st.q.f32(), d.B, d.T, d.nh, d.D, d.theta);
+  be.rope_forward(st.k.f32(), d.B, d.T, d.nkv, d.D, d.theta);
+  st.att = Tensor(be, DType::F32, {d.N, d.qd()});
+  st.lse = Tensor(be, DType::F32, {d.B, d.nh, d.T});
+  if (keep_probs) st.probs = Tensor(be, DType::F32, {d.B, d.nh, d.T, d.T});
+  be.attention_forward(st.att.f32(), st.lse.f32(), keep_probs ? st.probs.f32() : nullptr,
+                       st.q.f32(), st.k.f32(), st.v.f32(), d.attention());
+  Tensor o_part(be, DType::F32, {d.N, d.C});  // partial sums over this rank's heads
+  be.gemm(false, true, d.N, d.C, d.qd(), 1.0f, st.att.f32(), w.wo, 0.0f, o_part.f32());
+  Tensor reduced;
+  const float* o = ctx.tp.reduce_partial(o_part.f32(), reduced);  // (Nl, C)
+  st.x_mid = Tensor(be, DType::F32, {d.Nl, d.C});
+  be.add(st.x_mid.f32(), x, o, d.Nl * d.C);
+}
+
+void attention_backward_half(const LayerContext& ctx, const LayerWeights& w, const LayerGrads& g,
+                             const float* x, const LayerStash& st, float* dres) {
+  Backend& be = ctx.backend;
+  const LayerDims& d = ctx.dims;
+  Tensor gathered;
+  const float* dfull = ctx.tp.to_full(dres, gathered);  // (N, C) dL/d(o)
+  Tensor datt(be, DType::F32, {d.N, d.qd()});
+  be.gemm(false, false, d.N, d.qd(), d.C, 1.0f, dfull, w.wo, 0.0f, datt.f32());
+  be.gemm(true, false, d.C, d.qd(), d.N, 1.0f, dfull, st.att.f32(), 1.0f, g.wo);  // (C, qd)
+  gathered.reset();
+  Tensor dq(be, DType::F32, {d.N, d.qd()});
+  Tensor dk(be, DType::F32, {d.N, d.kvd()});
+  Tensor dv(be, DType::F32, {d.N, d.kvd()});
+  be.attention_backward(dq.f32(), dk.f32(), dv.f32(), datt.f32(), st.q.f32(), st.k.f32(),
+                        st.v.f32(), st.lse.f32(), st.probs.empty() ? nullptr : st.probs.f32(),
+                        d.attention());
+  datt.reset();
+  be.rope_backward(dq.f32(), d.B, d.T, d.nh, d.D, d.theta);
+  be.rope_backward(dk.f32(), d.B, d.T, d.nkv, d.D, d.theta);
+  const float* h1f = ctx.tp.to_full(st.h1.f32(), gathered);  // (N, C) again (SP re-gathers)
+  Tensor dh(be, DType::F32, {d.N, d.C});  // partial over this rank's heads
+  be.gemm(false, false, d.N, d.C, d.qd(), 1.0f, dq.f32(), w.wq, 0.0f, dh.f32());
+  be.gemm(false, false, d.N, d.C, d.kvd(), 1.0f, dk.f32(), w.wk, 1.0f, dh.f32());
+  be.gemm(false, false, d.N, d.C, d.kvd(), 1.0f, dv.f32(), w.wv, 1.0f, dh.f32());
+  be.gemm(true, false, d.qd(), d.C, d.N, 1.0f, dq.f32(), h1f, 1.0f, g.wq);   // (qd, C)
+  be.gemm(true, false, d.kvd(), d.C, d.N, 1.0f, dk.f32(), h1f, 1.0f, g.wk);  // (kvd, C)
+  be.gemm(true, false, d.kvd(), d.C, d.N, 1.0f, dv.f32(), h1f, 1.0f, g.wv);
+  gathered.reset();
+  Tensor reduced;
+  const float* dh1 = ctx.tp.reduce_partial(dh.f32(), reduced);  // (Nl, C)
+  norm_backward(ctx, dres, g.attn_norm, dh1, x, w.attn_norm, st.rstd1.f32(), d.Nl);
+}
+
+}  // namespace meshplan::exec

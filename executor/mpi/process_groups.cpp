@@ -1,0 +1,34 @@
+// Splits MPI_COMM_WORLD into the TP, DP and PP groups of a RankGrid (color: the group's first
+// member, key: the coordinate along the group), in a fixed order on every rank.
+#include "executor/mpi/process_groups.h"
+
+#include <cassert>
+
+#include "executor/mpi/mpi_comm.h"
+
+namespace meshplan::exec {
+
+static std::unique_ptr<Communicator> split_along(MpiRuntime& rt, const RankGrid& grid, GroupKind g) {
+  const std::vector<int> members = grid.group(g, rt.world_rank());
+  int key = 0;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (members[i] == rt.world_rank()) key = static_cast<int>(i);
+  auto comm = rt.world().split(members.front(), key, to_string(g));
+  assert(comm->size() == grid.size_of(g) && comm->rank() == key);
+  return comm;
+}
+
+ProcessGroups make_process_groups(MpiRuntime& runtime, const RankGrid& grid) {
+  assert(grid.world_size() == runtime.world_size());
+  ProcessGroups groups;
+  groups.grid = grid;
+  groups.world_rank = runtime.world_rank();
+  groups.coord = grid.coords(groups.world_rank);
+  groups.world = &runtime.world();
+  groups.tp = split_along(runtime, grid, GroupKind::Tp);
+  groups.dp = split_along(runtime, grid, GroupKind::Dp);
+  groups.pp = split_along(runtime, grid, GroupKind::Pp);
+  return groups;
+}
+
+}  // namespace meshplan::exec

@@ -1,0 +1,230 @@
+// The search space: per-dimension domains, validity rules by reason, and the plain enumerator.
+#include "planner/enumerate.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace meshplan {
+
+const char* reason_name(Reason r) {
+  switch (r) {
+    case Reason::None: return "none";
+    case Reason::GpusDivisible: return "gpus-divisible";
+    case Reason::TpDividesHeads: return "tp-divides-heads";
+    case Reason::TpExceedsNode: return "tp-exceeds-node";
+    case Reason::PpExceedsLayers: return "pp-exceeds-layers";
+    case Reason::SequenceParallelNeedsTp: return "sequence-parallel-needs-tp";
+    case Reason::Batch: return "batch";
+    case Reason::InterleavedNeedsPp: return "interleaved-needs-pp";
+    case Reason::InterleavedMicroBatches: return "interleaved-micro-batches";
+    case Reason::Memory: return "memory";
+  }
+  return "?";
+}
+
+const char* reason_description(Reason r) {
+  switch (r) {
+    case Reason::None: return "valid";
+    case Reason::GpusDivisible: return "tp*pp does not divide the GPU count";
+    case Reason::TpDividesHeads: return "tp does not divide the attention (and key/value) heads";
+    case Reason::TpExceedsNode: return "tp is larger than a node (--allow-tp-across-nodes lifts it)";
+    case Reason::PpExceedsLayers: return "pp*v model chunks exceed the number of layers";
+    case Reason::SequenceParallelNeedsTp: return "sequence parallelism needs tp > 1";
+    case Reason::Batch: return "global batch is not a multiple of dp*micro_batch";
+    case Reason::InterleavedNeedsPp: return "interleaved needs pp >= 2 and v >= 2";
+    case Reason::InterleavedMicroBatches: return "interleaved needs micro-batches to be a multiple of pp";
+    case Reason::Memory: return "peak memory exceeds the usable GPU memory";
+  }
+  return "?";
+}
+
+int64_t RejectCounts::total() const {
+  int64_t t = 0;
+  for (int64_t v : n) t += v;
+  return t;
+}
+
+std::vector<int64_t> divisors(int64_t n) {
+  assert(n >= 1);
+  std::vector<int64_t> low, high;
+  for (int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    low.push_back(d);
+    if (d != n / d) high.push_back(n / d);
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
+static std::vector<int> capped(std::vector<int64_t> values, int cap) {
+  std::vector<int> out;
+  for (int64_t v : values)
+    if (cap <= 0 || v <= cap) out.push_back(static_cast<int>(v));
+  return out;
+}
+
+static std::vector<int64_t> widen(const std::vector<int>& v) {
+  return std::vector<int64_t>(v.begin(), v.end());
+}
+
+std::vector<int> tp_domain(const Problem& p, const SearchSpace& s) {
+  return capped(s.tp.empty() ? divisors(p.job.gpus) : widen(s.tp), s.max_tp);
+}
+
+std::vector<int> pp_domain(const Problem& p, const SearchSpace& s, int tp) {
+  if (!s.pp.empty()) return capped(widen(s.pp), s.max_pp);
+  if (p.job.gpus % tp != 0) return {1};  // the layout is rejected anyway (gpus-divisible)
+  return capped(divisors(p.job.gpus / tp), s.max_pp);
+}
+
+static std::vector<int64_t> micro_batch_domain(const Problem& p, const SearchSpace& s, int64_t dp) {
+  if (!s.micro_batch.empty()) {
+    std::vector<int64_t> mbs = s.micro_batch;
+    std::sort(mbs.begin(), mbs.end());
+    mbs.erase(std::unique(mbs.begin(), mbs.end()), mbs.end());
+    return mbs;
+  }
+  const int64_t B = p.job.global_batch;
+  // When dp does not divide the batch every micro-batch fails the batch rule; the divisors of B are
+  // what a naive enumeration would try.
+  return divisors(B % dp == 0 ? B / dp : B);
+}
+
+// Interleaved virtual stages: Megatron needs equal chunks, so v divides L/pp (v >= 2).
+static std::vector<int> default_virtual_stages(const Problem& p, int pp) {
+  const int64_t L = p.model.num_layers;
+  std::vector<int> out;
+  if (pp < 2 || L % pp != 0) return out;
+  for (int64_t v : divisors(L / pp))
+    if (v >= 2) out.push_back(static_cast<int>(v));
+  return out;
+}
+
+static std::vector<ScheduleChoice> schedule_domain(const Problem& p, const SearchSpace& s, int pp) {
+  const std::vector<ScheduleKind> all = {ScheduleKind::OneFOneB, ScheduleKind::Interleaved,
+                                         ScheduleKind::ZeroBubbleH1, ScheduleKind::GPipe};
+  std::vector<ScheduleChoice> out;
+  if (pp == 1 && s.schedule.empty()) return {{ScheduleKind::OneFOneB, 1}};
+  for (ScheduleKind k : s.schedule.empty() ? all : s.schedule) {
+    if (k != ScheduleKind::Interleaved) {
+      out.push_back({k, 1});
+      continue;
+    }
+    std::vector<int> vs = s.virtual_stages.empty() ? default_virtual_stages(p, pp) : s.virtual_stages;
+    if (pp == 1) vs = {s.virtual_stages.empty() ? 2 : s.virtual_stages.front()};  // rejected: pp < 2
+    for (int v : vs) out.push_back({k, v});
+  }
+  return out;
+}
+
+LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp) {
+  LayoutDims d;
+  d.tp = tp;
+  d.pp = pp;
+  const int64_t mp = static_cast<int64_t>(tp) * pp;
+  if (tp < 1 || pp < 1 || p.job.gpus % mp != 0) return d;  // dp stays 0: undefined
+  d.dp = p.job.gpus / mp;
+  d.micro_batches = micro_batch_domain(p, s, d.dp);
+  d.schedules = schedule_domain(p, s, pp);
+  d.zeros = s.zero.empty() ? std::vector<int>{0, 1, 2, 3} : s.zero;
+  if (!s.sequence_parallel.empty()) d.sequence_parallel = s.sequence_parallel;
+  else d.sequence_parallel = tp > 1 ? std::vector<int>{1, 0} : std::vector<int>{0};
+  for (Recompute r : {Recompute::Full, Recompute::Selective, Recompute::None})
+    if (s.recompute.empty() || std::count(s.recompute.begin(), s.recompute.end(), r))
+      d.recomputes.push_back(r);
+  if (!s.dp_overlap.empty()) d.dp_overlaps = s.dp_overlap;
+  else d.dp_overlaps = d.dp > 1 ? std::vector<int>{1, 0} : std::vector<int>{1};
+  return d;
+}
+
+Reason check_layout(const Problem& p, int tp, int pp) {
+  if (tp < 1 || pp < 1 || p.job.gpus % (static_cast<int64_t>(tp) * pp) != 0)
+    return Reason::GpusDivisible;
+  if (p.model.num_heads % tp != 0 || p.model.num_kv_heads % tp != 0) return Reason::TpDividesHeads;
+  if (tp > p.hardware.gpus_per_node && !p.job.allow_tp_across_nodes) return Reason::TpExceedsNode;
+  if (pp > p.model.num_layers) return Reason::PpExceedsLayers;
+  return Reason::None;
+}
+
+// Rules in the order the search loops meet them: layout, micro-batch, schedule, then SP.
+Reason classify_config(const Problem& p, const ParallelConfig& c) {
+  Reason r = check_layout(p, c.tp, c.pp);
+  if (r != Reason::None) return r;
+  assert(c.zero_stage >= 0 && c.zero_stage <= 3 && "zero stages are checked by the CLI");
+  if (c.micro_batch_size < 1 || c.num_micro_batches < 1 ||
+      c.micro_batch_size * c.num_micro_batches * c.dp != p.job.global_batch)
+    return Reason::Batch;
+  const bool interleaved = c.schedule == ScheduleKind::Interleaved;
+  if (interleaved ? (c.pp < 2 || c.virtual_stages < 2) : c.virtual_stages != 1)
+    return Reason::InterleavedNeedsPp;
+  if (static_cast<int64_t>(c.pp) * c.virtual_stages > p.model.num_layers)
+    return Reason::PpExceedsLayers;
+  if (interleaved && c.num_micro_batches % c.pp != 0) return Reason::InterleavedMicroBatches;
+  if (c.sequence_parallel && c.tp == 1) return Reason::SequenceParallelNeedsTp;
+  return Reason::None;
+}
+
+int64_t count_per_micro_batch(const LayoutDims& d) {
+  return static_cast<int64_t>(d.schedules.size()) * d.zeros.size() * d.sequence_parallel.size() *
+         d.recomputes.size() * d.dp_overlaps.size();
+}
+
+int64_t count_layout(const LayoutDims& d) {
+  if (d.dp == 0) return 1;
+  return static_cast<int64_t>(d.micro_batches.size()) * count_per_micro_batch(d);
+}
+
+int64_t count_space(const Problem& p, const SearchSpace& s) {
+  int64_t n = 0;
+  for (int tp : tp_domain(p, s))
+    for (int pp : pp_domain(p, s, tp)) n += count_layout(layout_dims(p, s, tp, pp));
+  return n;
+}
+
+ParallelConfig make_candidate(const Problem& p, const LayoutDims& d, int64_t micro_batch,
+                              const ScheduleChoice& sc, int zero, int sp, Recompute rc,
+                              int overlap) {
+  ParallelConfig c;
+  c.tp = d.tp;
+  c.pp = d.pp;
+  c.dp = static_cast<int>(d.dp);
+  c.zero_stage = zero;
+  c.micro_batch_size = micro_batch;
+  const int64_t per_step = d.dp * micro_batch;
+  c.num_micro_batches = per_step > 0 && p.job.global_batch % per_step == 0
+                            ? p.job.global_batch / per_step : 0;
+  c.recompute = rc;
+  c.sequence_parallel = sp != 0;
+  c.schedule = sc.kind;
+  c.virtual_stages = sc.virtual_stages;
+  c.dp_overlap = overlap != 0;
+  return c;
+}
+
+void for_each_config(const Problem& p, const SearchSpace& s,
+                     const std::function<void(const ParallelConfig&, Reason, int64_t)>& visit) {
+  for (int tp : tp_domain(p, s)) {
+    for (int pp : pp_domain(p, s, tp)) {
+      const LayoutDims d = layout_dims(p, s, tp, pp);
+      if (d.dp == 0) {
+        ParallelConfig c;
+        c.tp = tp;
+        c.pp = pp;
+        c.dp = 0;
+        visit(c, Reason::GpusDivisible, 1);
+        continue;
+      }
+      for (int64_t mb : d.micro_batches)
+        for (const ScheduleChoice& sc : d.schedules)
+          for (int z : d.zeros)
+            for (int sp : d.sequence_parallel)
+              for (Recompute rc : d.recomputes)
+                for (int ov : d.dp_overlaps) {
+                  ParallelConfig c = make_candidate(p, d, mb, sc, z, sp, rc, ov);
+                  visit(c, classify_config(p, c), 1);
+                }
+    }
+  }
+}
+
+}  // namespace meshplan

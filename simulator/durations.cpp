@@ -1,0 +1,111 @@
+// make_sim_input / uniform_sim_input: cost-model seconds -> simulator nanoseconds (durations.h).
+#include "simulator/durations.h"
+
+#include <algorithm>
+
+#include "costmodel/collectives.h"
+#include "costmodel/compute_time.h"
+#include "costmodel/memory.h"
+
+namespace meshplan {
+
+int replicas_needed(const ParallelConfig& cfg, const SimOptions& o) {
+  const bool asymmetric = !o.slow_ranks.empty() || !o.slow_links.empty();
+  return asymmetric && cfg.dp > 1 ? 2 : 1;
+}
+
+Result<bool> check_sim_options(const ParallelConfig& cfg, const SimOptions& o) {
+  auto check = [&](const std::vector<std::pair<int, double>>& list, const char* flag) -> Result<bool> {
+    for (const auto& [r, f] : list) {
+      const std::string v = std::to_string(r) + "=" + std::to_string(f);
+      if (r < 0 || r >= cfg.pp)
+        return make_error("command line", flag, v, "pipeline rank out of range (pp=" + std::to_string(cfg.pp) + ")",
+                          "use a rank in 0.." + std::to_string(cfg.pp - 1));
+      if (!(f > 0.0) || f > 1e6)
+        return make_error("command line", flag, v, "factor must be a positive number",
+                          "e.g. 1.3 for 30% slower");
+    }
+    return true;
+  };
+  auto ok = check(o.slow_ranks, "--slow-rank");
+  if (ok) ok = check(o.slow_links, "--slow-link");
+  if (ok && !o.slow_links.empty() && cfg.pp < 2)
+    return make_error("command line", "--slow-link", std::to_string(o.slow_links[0].first),
+                      "pp=1 has no pipeline links", "use --slow-rank, or pp >= 2");
+  return ok;
+}
+
+namespace {
+
+ChunkTimes chunk_times(const ChunkCosts& c, const ParallelConfig& cfg, bool split, bool ideal) {
+  ChunkTimes t;
+  const double tp_f = ideal ? 0.0 : c.tp_comm_forward_s;
+  const double tp_b = ideal ? 0.0 : c.tp_comm_backward_s;
+  const double fwd = c.forward_s - c.tp_comm_forward_s + tp_f;
+  const double bwd_in = c.backward_input_s - c.tp_comm_backward_s + tp_b;
+  t.forward_ns = seconds_to_ns(fwd);
+  t.backward_ns = seconds_to_ns(split ? bwd_in : bwd_in + c.backward_weight_s);
+  t.weight_ns = split ? seconds_to_ns(c.backward_weight_s) : 0;
+  t.tp_forward_ns = seconds_to_ns(tp_f);
+  t.tp_backward_ns = seconds_to_ns(tp_b);
+  // ZeRO-0/1 accumulate gradients and reduce once per step (R); ZeRO-2/3 keep only a gradient
+  // shard, so every micro-batch's gradients are reduce-scattered as its backward produces them
+  // (Rajbhandari et al. 2020, sec. 5.2), as the cost model assumes.
+  const Nanoseconds reduce = ideal || cfg.dp <= 1 ? 0 : seconds_to_ns(c.dp_reduce_s);
+  t.dp_reduce_ns = cfg.zero_stage <= 1 ? reduce : 0;
+  t.reduce_per_micro_batch_ns = cfg.zero_stage >= 2 ? reduce : 0;
+  t.layers = std::max(1, c.layers);
+  // One layer's share of the chunk's per-pass gather (embedding/head weights spread over layers).
+  t.gather_ns = ideal || cfg.dp <= 1 || cfg.zero_stage < 3 ? 0 : seconds_to_ns(c.zero3_gather_s / t.layers);
+  // As the cost model: the recomputed forward of full recompute gathers the weights once more.
+  t.backward_gather_passes = cfg.recompute == Recompute::Full ? 2 : 1;
+  t.activation_bytes = c.activation_bytes;
+  return t;
+}
+
+// ZeRO-1/2: after the optimizer each rank all-gathers the updated 16-bit weight shards of its stage.
+std::vector<Nanoseconds> after_gather(const Problem& p, const ParallelConfig& cfg, bool ideal) {
+  std::vector<Nanoseconds> out(cfg.pp, 0);
+  if (ideal || cfg.dp <= 1 || cfg.zero_stage < 1 || cfg.zero_stage > 2) return out;
+  const GroupPlacement g = place_group(p.hardware, cfg.dp, cfg.tp);
+  const double bytes_per_param = param_bytes(p.job.convention).weights;
+  for (int r = 0; r < cfg.pp; ++r)
+    out[r] = seconds_to_ns(all_gather_s(p.hardware, g, stage_parameters_per_gpu(p.model, cfg, r) * bytes_per_param));
+  return out;
+}
+
+}  // namespace
+
+SimInput make_sim_input(const Problem& p, const ParallelConfig& cfg, const Schedule& s,
+                        const StepCosts& costs, const SimOptions& o) {
+  SimInput in;
+  in.schedule = s;
+  const bool split = has_weight_actions(s);
+  for (const ChunkCosts& c : costs.chunks) in.chunks.push_back(chunk_times(c, cfg, split, o.ideal_network));
+  in.p2p_ns = o.ideal_network ? 0 : seconds_to_ns(costs.p2p_s);
+  in.optimizer_ns = seconds_to_ns(costs.optimizer_s);
+  in.after_gather_ns = after_gather(p, cfg, o.ideal_network);
+  in.replicas = replicas_needed(cfg, o);
+  in.compute_factor.assign(static_cast<size_t>(in.replicas) * cfg.pp, 1.0);
+  in.link_factor.assign(static_cast<size_t>(in.replicas) * cfg.pp, 1.0);
+  for (const auto& [r, f] : o.slow_ranks) in.compute_factor[r] *= f;
+  for (const auto& [r, f] : o.slow_links) in.link_factor[r] *= f;
+  in.overlap_slowdown = kOverlapComputeSlowdown;
+  in.record_spans = o.record_spans;
+  return in;
+}
+
+SimInput uniform_sim_input(const Schedule& s, Nanoseconds forward_ns, Nanoseconds backward_ns) {
+  SimInput in;
+  in.schedule = s;
+  const bool split = has_weight_actions(s);
+  ChunkTimes t;
+  t.forward_ns = forward_ns;
+  t.backward_ns = split ? backward_ns / 2 : backward_ns;
+  t.weight_ns = split ? backward_ns - backward_ns / 2 : 0;
+  t.activation_bytes = 1.0;
+  in.chunks.assign(static_cast<size_t>(s.pp) * s.virtual_stages, t);
+  return in;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,146 @@
+// gantt_svg: our own SVG timeline (ranks as rows, colours per action kind, micro-batch numbers,
+// legend, time axis). Plain text; numbers printed with fixed precision so output is deterministic.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "simulator/analysis.h"
+#include "simulator/timeline_text.h"
+
+namespace meshplan {
+
+namespace {
+
+constexpr double kLeft = 120, kTop = 48, kBar = 20, kComm = 7, kPitch = 38;
+
+struct Style {
+  const char* label;
+  const char* fill;
+  const char* fill_odd;  // odd chunks of an interleaved schedule
+};
+
+Style style_of(const Span& s) {
+  if (s.stream == Stream::P2p) return {"send (p2p)", "#b07aa1", "#b07aa1"};
+  if (s.stream == Stream::Dp)
+    return s.kind == ActionKind::ReduceGrads ? Style{"DP reduce", "#f28e2b", "#f28e2b"}
+                                             : Style{"ZeRO all-gather", "#edc948", "#edc948"};
+  switch (s.kind) {
+    case ActionKind::Forward: return {"forward F", "#4e79a7", "#a0cbe8"};
+    case ActionKind::Backward: return {"backward B", "#59a14f", "#8cd17d"};
+    case ActionKind::BackwardWeight: return {"weight grad W", "#499894", "#86bcb6"};
+    default: return {"optimizer O", "#9c755f", "#9c755f"};
+  }
+}
+
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
+std::string escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
+    else o += c;
+  }
+  return o;
+}
+
+// Tick spacing 1, 2 or 5 x 10^k ms giving about 10 ticks over the step.
+double tick_ms(double step_ms) {
+  const double raw = step_ms / 10.0;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (raw <= m * p) return m * p;
+  return 10.0 * p;
+}
+
+struct Canvas {
+  std::string out;
+  double width = 0;
+  double scale = 0;  // px per ns
+  double x(Nanoseconds t) const { return kLeft + static_cast<double>(t) * scale; }
+  void rect(double x0, double y, double w, double h, const char* fill) {
+    out += "<rect x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(w, 0.3)) + "\" height=\"" +
+           num(h) + "\" fill=\"" + fill + "\"/>\n";
+  }
+  void text(double x0, double y, const std::string& t, const char* extra = "") {
+    out += "<text x=\"" + num(x0) + "\" y=\"" + num(y) + "\"" + extra + ">" + escape(t) + "</text>\n";
+  }
+};
+
+void draw_axis(Canvas& c, Nanoseconds step_ns, double y) {
+  const double step_ms = static_cast<double>(step_ns) / 1e6;
+  const double t = tick_ms(step_ms > 0 ? step_ms : 1.0);
+  c.out += "<line x1=\"" + num(kLeft) + "\" y1=\"" + num(y) + "\" x2=\"" + num(kLeft + c.width) + "\" y2=\"" +
+           num(y) + "\" stroke=\"#333\"/>\n";
+  for (int i = 0; i * t <= step_ms * 1.0000001; ++i) {
+    const double px = kLeft + i * t * 1e6 * c.scale;
+    c.out += "<line x1=\"" + num(px) + "\" y1=\"" + num(y) + "\" x2=\"" + num(px) + "\" y2=\"" + num(y + 5) +
+             "\" stroke=\"#333\"/>\n";
+    char label[32];
+    std::snprintf(label, sizeof label, "%g", i * t);
+    c.text(px, y + 17, label, " text-anchor=\"middle\"");
+  }
+  c.text(kLeft + c.width / 2, y + 33, "time (ms)", " text-anchor=\"middle\"");
+}
+
+void draw_legend(Canvas& c, const SimResult& r, double y) {
+  Span probe;
+  const std::pair<ActionKind, Stream> items[] = {
+      {ActionKind::Forward, Stream::Compute},      {ActionKind::Backward, Stream::Compute},
+      {ActionKind::BackwardWeight, Stream::Compute}, {ActionKind::OptimizerStep, Stream::Compute},
+      {ActionKind::SendForward, Stream::P2p},      {ActionKind::ReduceGrads, Stream::Dp},
+      {ActionKind::Forward, Stream::Dp}};
+  double x = kLeft;
+  for (const auto& [k, st] : items) {
+    probe.kind = k;
+    probe.stream = st;
+    const Style s = style_of(probe);
+    c.rect(x, y, 14, 14, s.fill);
+    c.text(x + 19, y + 11, s.label);
+    x += 30 + 7.0 * std::string(s.label).size();
+  }
+  if (r.virtual_stages > 1) c.text(x, y + 11, "(light: odd chunks)");
+}
+
+}  // namespace
+
+std::string gantt_svg(const SimResult& r, const std::string& title, int width_px) {
+  Canvas c;
+  c.width = width_px;
+  c.scale = r.step_ns > 0 ? c.width / static_cast<double>(r.step_ns) : 0.0;
+  const int rows = static_cast<int>(r.lanes.size());
+  const double axis_y = kTop + rows * kPitch + 4;
+  const double height = axis_y + 80;
+  c.out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+          num(kLeft + c.width + 30) + "\" height=\"" + num(height) + "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  c.out += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  c.text(kLeft, 24, title, " font-size=\"15\"");
+  for (int lane = 0; lane < rows; ++lane) {
+    const double y = kTop + lane * kPitch;
+    c.text(8, y + 14, lane_name(r, lane));
+    c.rect(kLeft, y, c.width, kBar, "#f2f2f2");
+  }
+  for (const Span& s : r.spans) {
+    const Style st = style_of(s);
+    const double y = kTop + s.lane * kPitch + (s.stream == Stream::Compute ? 0.0 : kBar + 2);
+    const double x0 = c.x(s.start_ns), w = c.x(s.end_ns) - x0;
+    c.rect(x0, y, w, s.stream == Stream::Compute ? kBar : kComm, s.chunk % 2 ? st.fill_odd : st.fill);
+    if (s.stream != Stream::Compute || s.micro_batch < 0 || s.piece != 0) continue;
+    const std::string label = std::to_string(s.micro_batch);
+    if (w >= 6.5 * label.size() + 2)
+      c.text(x0 + w / 2, y + 14, label, " text-anchor=\"middle\" fill=\"white\" font-size=\"10\"");
+  }
+  draw_axis(c, r.step_ns, axis_y);
+  draw_legend(c, r, axis_y + 46);
+  c.out += "</svg>\n";
+  return c.out;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,64 @@
+// Program: a SimInput compiled into flat per-lane op arrays with durations and mailbox slots
+// resolved, shared by the event engine and its plain reference twin.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "simulator/sim_types.h"
+
+namespace meshplan {
+
+struct Op {
+  Nanoseconds dur_ns = 0;     // F/B/W: compute (slowdown applied); SF/SB: transfer; R: whole
+                              // reduction; O: optimizer
+  Nanoseconds tp_ns = 0;      // TP communication inside a compute op
+  int32_t slot = -1;          // RF/RB: mailbox slot read; SF/SB: slot written
+  int32_t peer_lane = -1;     // SF/SB: the receiving lane
+  int32_t micro_batch = -1;
+  int16_t chunk = 0;          // local chunk
+  int16_t model_chunk = 0;
+  int16_t pieces = 1;         // ZeRO-3: one piece per layer and gather pass, each after its gather
+  int16_t passes = 1;         // gather passes per layer (pieces = layers * passes)
+  Nanoseconds reduce_ns = 0;  // releasing op, ZeRO-2/3: per-micro-batch reduce-scatter (layer buckets)
+  ActionKind kind = ActionKind::Forward;
+  bool releases = false;      // last backward piece of its micro-batch: frees the stash, and its
+                              // gradients feed this chunk's R
+};
+
+struct Program {
+  int pp = 1;
+  int v = 1;
+  int m = 1;
+  int replicas = 1;
+  int lanes = 1;
+  int slots = 0;                              // mailbox slots, all replicas
+  std::vector<std::vector<Op>> ops;           // per lane
+  std::vector<Nanoseconds> gather_ns;         // per model chunk: one ZeRO-3 gather (0 = none)
+  std::vector<int> layers;                    // per model chunk (gradient buckets)
+  std::vector<double> activation_bytes;       // per model chunk
+  std::vector<Nanoseconds> after_gather_ns;   // per rank
+  double overlap_slowdown = 0;
+  int rank_of(int lane) const { return lane % pp; }
+  int replica_of(int lane) const { return lane / pp; }
+};
+
+/// Mailbox slot of the message that model chunk `g_recv` receives for micro-batch `mb`:
+/// forward = activation from g_recv-1, else gradient from g_recv+1.
+inline int32_t mailbox_slot(const Program& p, int replica, bool forward, int g_recv, int mb) {
+  const int chunks = p.pp * p.v;
+  return static_cast<int32_t>(((replica * 2 + (forward ? 0 : 1)) * chunks + g_recv) * p.m + mb);
+}
+
+/// Assumes check_schedule passed. Applies compute and link slowdowns per lane.
+Program compile_program(const SimInput& in);
+
+/// Start of layer bucket `b` of `buckets` (ready when the gradient-producing op has done that
+/// share of its work) and its share of `total` (the last bucket takes the remainder).
+inline Nanoseconds bucket_ready_ns(Nanoseconds start, Nanoseconds dur, int b, int buckets) {
+  return start + dur * (b + 1) / buckets;
+}
+inline Nanoseconds share_ns(Nanoseconds total, int i, int parts) {
+  return total * (i + 1) / parts - total * i / parts;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,147 @@
+// Tests of hardware-profile loading: shipped profiles, unit conversion, round trips, bad inputs.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "core/io.h"
+
+using namespace meshplan;
+
+static const std::string kProfiles = std::string(MESHPLAN_SOURCE_DIR) + "/hardware-profiles";
+
+// A fixed profile (the shipped ones get tuned; these tests must not depend on their numbers).
+static std::string a100_text() {
+  return "name: test-a100\n"
+         "source: test\n"
+         "provenance: {kind: datasheet, date: \"2021-06-01\"}\n"
+         "gpu:\n"
+         "  name: A100\n"
+         "  memory_gb: 80\n"
+         "  reserved_memory_gb: 2.5\n"
+         "  other_memory_gb: 2.0\n"
+         "  hbm_bandwidth_gb_per_s: 2039\n"
+         "  hbm_efficiency: 0.8\n"
+         "  peak_tflops: {bf16: 312, fp16: 312, tf32: 156, fp32: 19.5}\n"
+         "  gemm_efficiency:\n"
+         "    - {gflop: 100, efficiency: 0.80}\n"
+         "    - {gflop: 1, efficiency: 0.45}\n"
+         "node:\n"
+         "  gpus_per_node: 8\n"
+         "  intra_node: {bandwidth_gb_per_s: 300, latency_us: 5, efficiency: 0.8}\n"
+         "network:\n"
+         "  inter_node: {bandwidth_gb_per_s: 25, latency_us: 10, efficiency: 0.8}\n"
+         "cost: {dollars_per_gpu_hour: 2.0}\n";
+}
+
+static std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+static Error profile_error(const std::string& text) {
+  auto r = parse_hardware(text, "bad.yaml");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().file == "bad.yaml");
+  CHECK_FALSE(r.error().hint.empty());
+  return r.error();
+}
+
+TEST_CASE("profile units are converted at the boundary and the curve is sorted") {
+  auto r = parse_hardware(a100_text(), "test.yaml");
+  REQUIRE(r.ok());
+  const HardwareProfile& hw = r.value();
+  CHECK(hw.name == "test-a100");
+  CHECK(hw.file == "test.yaml");
+  CHECK(hw.other_memory_bytes == 2e9);
+  CHECK(hw.dollars_per_gpu_hour == 2.0);
+  CHECK(hw.inter_node.efficiency == 0.8);
+  CHECK(hw.memory_bytes == 80e9);
+  CHECK(hw.reserved_memory_bytes == 2.5e9);
+  CHECK(hw.hbm_bytes_per_s == 2039e9);
+  CHECK(hw.peak_flops_for("bf16") == 312e12);
+  CHECK(hw.peak_flops_for("fp8") == 0.0);
+  CHECK(hw.gpus_per_node == 8);
+  CHECK(hw.gemm_efficiency.front().flops == 1e9);
+  CHECK(hw.intra_node.bandwidth_bytes_per_s == 300e9);
+  CHECK(hw.inter_node.bandwidth_bytes_per_s == 25e9);
+  CHECK(hw.intra_node.latency_s == Approx(5e-6));
+  CHECK(hw.provenance.kind == "datasheet");
+  REQUIRE(hw.gemm_efficiency.size() >= 2);
+  for (size_t i = 1; i < hw.gemm_efficiency.size(); ++i)
+    CHECK(hw.gemm_efficiency[i - 1].flops < hw.gemm_efficiency[i].flops);
+}
+
+TEST_CASE("the shipped A100 profile loads by name") {
+  auto r = load_hardware("a100-80gb-sxm", kProfiles);
+  REQUIRE(r.ok());
+  CHECK(r.value().name == "a100-80gb-sxm");
+  CHECK(r.value().memory_bytes == 80e9);
+  CHECK(r.value().file == kProfiles + "/a100-80gb-sxm.yaml");
+}
+
+TEST_CASE("every shipped profile loads, validates and round-trips through YAML and JSON") {
+  const auto names = list_profiles(kProfiles);
+  for (const char* required : {"a100-40gb-sxm", "a100-80gb-sxm", "h100-80gb-sxm", "h200-141gb-sxm",
+                               "b200", "l40s-pcie-eth"})
+    CHECK(std::find(names.begin(), names.end(), required) != names.end());
+  for (const auto& name : names) {
+    INFO(name);
+    auto r = load_hardware(name, kProfiles);
+    REQUIRE(r.ok());
+    CHECK(validate_hardware(r.value()).empty());
+    CHECK_FALSE(r.value().source.empty());
+    const std::string yaml = hardware_to_yaml(r.value());
+    auto back = parse_hardware(yaml, "roundtrip.yaml");
+    REQUIRE(back.ok());
+    CHECK(hardware_to_yaml(back.value()) == yaml);
+    CHECK(back.value().memory_bytes == r.value().memory_bytes);
+    CHECK(back.value().intra_node.latency_s == r.value().intra_node.latency_s);  // exact, not Approx
+    CHECK(back.value().peak_flops == r.value().peak_flops);
+    auto from_json = parse_hardware(hardware_to_json(r.value()), "roundtrip.json");
+    REQUIRE(from_json.ok());
+    CHECK(hardware_to_yaml(from_json.value()) == yaml);
+  }
+}
+
+TEST_CASE("a profile can be given as a path") {
+  auto r = load_hardware(kProfiles + "/h100-80gb-sxm.yaml", "/nonexistent");
+  REQUIRE(r.ok());
+  CHECK(r.value().peak_flops_for("bf16") == 989e12);
+}
+
+TEST_CASE("bad profile: unknown name lists the shipped ones") {
+  auto r = load_hardware("a100-90gb", kProfiles);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().field == "--hardware");
+  CHECK(r.error().value == "a100-90gb");
+  CHECK(r.error().hint.find("a100-80gb-sxm") != std::string::npos);
+  CHECK(r.error().hint.find("h100-80gb-sxm") != std::string::npos);
+}
+
+TEST_CASE("bad profile: missing file given as a path") {
+  auto r = load_hardware("./missing-profile.yaml", kProfiles);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().file == "./missing-profile.yaml");
+}
+
+TEST_CASE("bad profile: syntax error, missing key, wrong type, bad values") {
+  CHECK(profile_error("gpu: {memory_gb: 80\n").field.rfind("line ", 0) == 0);
+  CHECK(profile_error(replace(a100_text(), "  gpus_per_node: 8\n", "")).field == "node.gpus_per_node");
+  Error t = profile_error(replace(a100_text(), "hbm_bandwidth_gb_per_s: 2039", "hbm_bandwidth_gb_per_s: fast"));
+  CHECK(t.field == "gpu.hbm_bandwidth_gb_per_s");
+  CHECK(t.value == "fast");
+  Error n = profile_error(replace(a100_text(), "memory_gb: 80", "memory_gb: -80"));
+  CHECK(n.field == "gpu.memory_gb");
+  CHECK(n.value == "-80");  // in the file's units
+  Error z = profile_error(replace(a100_text(), "bandwidth_gb_per_s: 25,", "bandwidth_gb_per_s: 0,"));
+  CHECK(z.field == "network.inter_node.bandwidth_gb_per_s");
+  Error e = profile_error(replace(a100_text(), "efficiency: 0.45}", "efficiency: 1.82}"));
+  CHECK(e.field == "gpu.gemm_efficiency[1].efficiency");  // index as written in the file
+  CHECK(e.value == "1.82");
+  Error p = profile_error(replace(a100_text(), "bf16: 312,", "bf16: -1,"));
+  CHECK(p.field == "gpu.peak_tflops.bf16");
+  Error m = profile_error(replace(a100_text(), "node:\n", "node: 8\nunused:\n"));
+  CHECK(m.field == "node");
+}

@@ -1,0 +1,162 @@
+// Megatron-LM and DeepSpeed exports: golden text, valid bash / JSON, and the batch arithmetic.
+// Set MESHPLAN_UPDATE_GOLDEN=1 to rewrite the golden files after an intended change.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <sstream>
+
+#include "planner/export.h"
+#include "planner/search.h"
+#include "skip.h"
+#include "test_search_fixtures.h"
+
+using namespace meshplan;
+using planner_test::problem;
+
+namespace {
+
+const std::string kGolden = std::string(MESHPLAN_GOLDEN_DIR) + "/planner/";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void check_golden(const std::string& name, const std::string& text) {
+  const std::string path = kGolden + name;
+  if (const char* u = std::getenv("MESHPLAN_UPDATE_GOLDEN"); u && std::string(u) == "1") {
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  INFO("golden " << path << " (MESHPLAN_UPDATE_GOLDEN=1 rewrites it)");
+  CHECK(read_file(path) == text);
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/meshplan_test_export_" + std::to_string(getpid()) + "_" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// Runs `cmd`, returns its stdout; `rc` gets the exit status.
+std::string run(const std::string& cmd, int& rc) {
+  std::string out;
+  FILE* f = popen(cmd.c_str(), "r");
+  REQUIRE(f != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  const int status = pclose(f);
+  rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+int64_t json_int(const std::string& json, const std::string& key) {
+  std::smatch m;
+  const std::regex re("\"" + key + "\": (-?[0-9]+)");
+  REQUIRE(std::regex_search(json, m, re));
+  return std::stoll(m[1]);
+}
+
+// 70B on 128 A100s: tp 8, pp 4 (interleaved, v = 5), dp 4, ZeRO-1, selective recompute with SP.
+ParallelConfig llama70b_config() {
+  ParallelConfig c;
+  c.tp = 8; c.pp = 4; c.dp = 4; c.zero_stage = 1;
+  c.micro_batch_size = 1; c.num_micro_batches = 256;
+  c.recompute = Recompute::Selective; c.sequence_parallel = true;
+  c.schedule = ScheduleKind::Interleaved; c.virtual_stages = 5; c.dp_overlap = true;
+  return c;
+}
+
+// GPT-3 175B on 96 GPUs (fp16): tp 4, pp 3 (GPipe, 96 layers), dp 8, ZeRO-3, full recompute, mb 2.
+ParallelConfig gpt3_config() {
+  ParallelConfig c;
+  c.tp = 4; c.pp = 3; c.dp = 8; c.zero_stage = 3;
+  c.micro_batch_size = 2; c.num_micro_batches = 16;
+  c.recompute = Recompute::Full; c.sequence_parallel = false;
+  c.schedule = ScheduleKind::GPipe; c.virtual_stages = 1; c.dp_overlap = false;
+  return c;
+}
+
+Problem gpt3_problem() {
+  Problem p = problem("gpt3-175b", "a100-80gb-sxm", 96, 256, 2048);
+  p.job.dtype = "fp16";
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("the exported configurations are valid for their problems") {
+  CHECK(validate_config(problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096), llama70b_config(), "t").empty());
+  CHECK(validate_config(gpt3_problem(), gpt3_config(), "t").empty());
+}
+
+TEST_CASE("megatron export: golden text") {
+  check_golden("megatron_llama-2-70b.sh",
+               megatron_args(problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096), llama70b_config()));
+  check_golden("megatron_gpt3-175b.sh", megatron_args(gpt3_problem(), gpt3_config()));
+}
+
+TEST_CASE("megatron export: a bash array with the parallel sizes and batch") {
+  const Problem p = problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096);
+  const std::string path = temp_file("megatron.sh", megatron_args(p, llama70b_config()));
+  int rc = 0;
+  const std::string args = run("bash -c 'source " + path + " && printf \"%s\\n\" \"${MEGATRON_ARGS[@]}\"'", rc);
+  std::remove(path.c_str());
+  REQUIRE(rc == 0);
+  // Each flag is followed by its value as the next array element.
+  for (const char* expected : {"--tensor-model-parallel-size\n8\n", "--pipeline-model-parallel-size\n4\n",
+                               "--num-layers-per-virtual-pipeline-stage\n4\n",  // 80 / (4 x 5)
+                               "--micro-batch-size\n1\n", "--global-batch-size\n1024\n",
+                               "--sequence-parallel\n", "--recompute-granularity\nselective\n",
+                               "--use-distributed-optimizer\n", "--bf16\n", "--num-layers\n80\n",
+                               "--hidden-size\n8192\n", "--num-query-groups\n8\n", "--swiglu\n",
+                               "--seq-length\n4096\n"})
+    CHECK(args.find(expected) != std::string::npos);
+  CHECK(args.find('#') == std::string::npos);  // comments are not arguments
+}
+
+TEST_CASE("deepspeed export: golden text") {
+  check_golden("deepspeed_llama-2-70b.json",
+               deepspeed_config_json(problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096),
+                                     llama70b_config()));
+  check_golden("deepspeed_gpt3-175b.json", deepspeed_config_json(gpt3_problem(), gpt3_config()));
+}
+
+TEST_CASE("deepspeed export: batch arithmetic train_batch = micro x accumulation x dp") {
+  const Problem p = problem("llama-2-13b", "a100-80gb-sxm", 32, 128, 4096);
+  SearchOptions opt;
+  opt.top_k = 20;
+  const SearchResult r = search(p, opt);
+  REQUIRE(r.top.size() == 20);
+  for (const StepEstimate& e : r.top) {
+    const std::string json = deepspeed_config_json(p, e.config);
+    const int64_t micro = json_int(json, "train_micro_batch_size_per_gpu");
+    const int64_t accumulation = json_int(json, "gradient_accumulation_steps");
+    const int64_t dp = p.job.gpus / (static_cast<int64_t>(e.config.tp) * e.config.pp);
+    CHECK(json_int(json, "train_batch_size") == p.job.global_batch);
+    CHECK(micro * accumulation * dp == p.job.global_batch);
+    CHECK(json_int(json, "stage") == e.config.zero_stage);
+  }
+}
+
+TEST_CASE("deepspeed export: python's json module parses it") {
+  const std::string python = MESHPLAN_PYTHON;
+  if (python.empty()) meshplan_test::skip("no python3 found at configure time");
+  const std::string json = deepspeed_config_json(gpt3_problem(), gpt3_config());
+  const std::string path = temp_file("ds_config.json", json);
+  int rc = 0;
+  const std::string out = run(python + " -c 'import json,sys; c=json.load(open(sys.argv[1])); "
+                                       "print(c[\"train_batch_size\"], c[\"train_micro_batch_size_per_gpu\"], "
+                                       "c[\"gradient_accumulation_steps\"], c[\"zero_optimization\"][\"stage\"], "
+                                       "c[\"fp16\"][\"enabled\"])' " + path, rc);
+  std::remove(path.c_str());
+  REQUIRE(rc == 0);
+  CHECK(out == "256 2 16 3 True\n");  // 2 x 16 x dp 8 = 256
+}

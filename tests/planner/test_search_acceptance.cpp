@@ -1,0 +1,191 @@
+// Issue 3 acceptance: the seeds' scenarios get sensible shapes, the planner's best is at least as
+// fast as each published run, and impossible problems are diagnosed with a useful hint.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "costmodel/validate.h"
+#include "planner/diagnose.h"
+#include "planner/plan_table.h"
+#include "planner/search.h"
+#include "test_search_fixtures.h"
+
+using namespace meshplan;
+using planner_test::problem;
+
+namespace {
+
+StepEstimate best_of(const Problem& p) {
+  SearchOptions opt;
+  const SearchResult r = search(p, opt);
+  REQUIRE(!r.top.empty());
+  const StepEstimate& e = r.top.front();
+  std::printf("%s on %lld x %s (batch %lld x %lld): %s, step %.3f s, MFU %.3f, peak %.1f GB\n",
+              p.model.name.c_str(), static_cast<long long>(p.job.gpus), p.hardware.name.c_str(),
+              static_cast<long long>(p.job.global_batch), static_cast<long long>(p.job.seq_len),
+              describe_config(e.config).c_str(), e.time.step_s, e.throughput.mfu,
+              e.memory.peak_bytes / 1e9);
+  CHECK(e.fits);
+  CHECK(static_cast<int64_t>(e.config.tp) * e.config.pp * e.config.dp == p.job.gpus);
+  return e;
+}
+
+}  // namespace
+
+// Seeds: "For a 7B model on 8 A100s, I'd use ZeRO Stage 2 ... I wouldn't need Stage 3". Global batch
+// 64 x 4096 tokens (0.26M tokens, Llama-2's sequence length).
+TEST_CASE("7B on 8 A100-80GB: a ZeRO-sharded data-parallel plan without PP") {
+  const StepEstimate e = best_of(problem("llama-2-7b", "a100-80gb-sxm", 8, 64, 4096));
+  CHECK(e.config.pp == 1);
+  CHECK(e.config.dp > 1);
+  CHECK(e.config.zero_stage >= 1);  // 112 GB of static state cannot be replicated on 80 GB
+}
+
+// Seeds: 13B on 8 GPUs is 208 / 71.5 / 48.75 / 26 GB static per GPU for ZeRO 0/1/2/3.
+TEST_CASE("13B on 8 A100-80GB: ZeRO >= 2 or tensor parallelism") {
+  const StepEstimate e = best_of(problem("llama-2-13b", "a100-80gb-sxm", 8, 64, 4096));
+  CHECK((e.config.zero_stage >= 2 || e.config.tp > 1));
+}
+
+// Seeds: "70B on 256 GPUs: TP within the node, PP across nodes, DP for the rest". Here 128 GPUs,
+// 8 per node, global batch 1024 x 4096 tokens (Llama-2's 4M-token batch).
+TEST_CASE("70B on 128 A100-80GB: TP inside a node with PP and DP as needed") {
+  const Problem p = problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096);
+  const StepEstimate e = best_of(p);
+  CHECK(e.config.tp > 1);
+  CHECK(e.config.tp <= p.hardware.gpus_per_node);
+  CHECK(e.config.dp > 1);
+}
+
+// GPT-3 175B on 1,024 A100s, global batch 1024 x 2048 tokens (GPT-3's 2048 context; ~2M tokens).
+TEST_CASE("175B on 1024 A100-80GB: TP = 8 and PP > 1") {
+  const StepEstimate e = best_of(problem("gpt3-175b", "a100-80gb-sxm", 1024, 1024, 2048));
+  CHECK(e.config.tp == 8);
+  CHECK(e.config.pp > 1);
+}
+
+TEST_CASE("the planner's best is at least as fast as every published run (published rank printed)") {
+  const std::string dir = std::string(MESHPLAN_SOURCE_DIR) + "/validation";
+  REQUIRE(std::filesystem::is_directory(dir));
+  std::vector<std::string> files;
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    if (f.path().extension() == ".yaml") files.push_back(f.path().string());
+  std::sort(files.begin(), files.end());
+  REQUIRE(!files.empty());
+  int runs = 0;
+  for (const std::string& file : files) {
+    auto set = load_validation(file);
+    INFO(file << ": " << (set ? "" : set.error().one_line()));
+    REQUIRE(set.ok());
+    auto hw = load_hardware(set->hardware, std::string(MESHPLAN_SOURCE_DIR) + "/hardware-profiles");
+    REQUIRE(hw.ok());
+    for (const ValidationRun& run : set->runs) {
+      const Problem p = run_problem(*set, run, *hw);
+      const StepEstimate published = estimate_step(p, run_config(run));
+      SearchOptions opt;
+      const SearchResult r = search(p, opt);
+      REQUIRE(!r.top.empty());
+      // Rank of the published configuration among all fitting ones (1 = best).
+      int64_t better = 0, fitting = 0;
+      for_each_config(p, opt.space, [&](const ParallelConfig& c, Reason why, int64_t) {
+        if (why != Reason::None) return;
+        const StepEstimate e = estimate_step(p, c);
+        if (!e.fits) return;
+        ++fitting;
+        if (estimate_better(e, published)) ++better;
+      });
+      std::printf("%s: published %s step %.3f s (%s, rank %lld of %lld fitting); planner's best %s "
+                  "step %.3f s\n",
+                  run.label.c_str(), describe_config(published.config).c_str(),
+                  published.time.step_s, published.fits ? "fits" : "does not fit our memory model",
+                  static_cast<long long>(better + 1), static_cast<long long>(fitting),
+                  describe_config(r.top[0].config).c_str(), r.top[0].time.step_s);
+      INFO(run.label);
+      CHECK(r.top[0].time.step_s <= published.time.step_s);
+      CHECK(r.fitting() == fitting);
+      ++runs;
+    }
+  }
+  CHECK(runs >= 8);
+}
+
+TEST_CASE("impossible: the model does not fit even fully sharded -> the minimum GPU count") {
+  const Problem p = problem("megatron-gpt-1t", "a100-80gb-sxm", 64, 64, 2048);
+  SearchOptions opt;
+  const SearchResult r = search(p, opt);
+  REQUIRE(r.top.empty());
+  const Error e = diagnose_no_plan(p, opt, r);
+  const int64_t need = min_gpus_fully_sharded(p);
+  INFO(e.one_line());
+  // 1T x 16 B/param = 16 TB of state; 75.5 GB usable after the 2 GB "other" -> at least 212 GPUs.
+  CHECK(need >= 212);
+  CHECK(need < 400);
+  CHECK(e.field == "--gpus");
+  CHECK(e.hint.find(std::to_string(need)) != std::string::npos);
+  // That many GPUs (rounded up to whole nodes and a batch it divides) do fit.
+  const int64_t nodes = (need + 7) / 8 * 8;
+  CHECK(!search(problem("megatron-gpt-1t", "a100-80gb-sxm", nodes, nodes, 2048), opt).top.empty());
+}
+
+TEST_CASE("impossible: a prime GPU count above a node leaves only tp=1 which does not fit") {
+  // 13B at 16k tokens: one layer's attention scores (5 a s^2 bytes = 54 GB at tp=1) need TP, which
+  // 13 GPUs cannot give; 16 GPUs with tp=8 fit.
+  const Problem p = problem("llama-2-13b", "a100-80gb-sxm", 13, 13, 16384);
+  SearchOptions opt;
+  const SearchResult r = search(p, opt);
+  REQUIRE(r.top.empty());
+  const Error e = diagnose_no_plan(p, opt, r);
+  INFO(e.one_line());
+  CHECK(e.field == "--gpus");
+  CHECK(e.message.find("prime") != std::string::npos);
+  CHECK(e.hint.find("16") != std::string::npos);
+  CHECK(!search(problem("llama-2-13b", "a100-80gb-sxm", 16, 16, 16384), opt).top.empty());
+}
+
+TEST_CASE("impossible: a global batch smaller than DP") {
+  const Problem p = problem("llama-2-7b", "a100-80gb-sxm", 64, 4, 4096);
+  SearchOptions opt;
+  opt.space.max_tp = 2;
+  opt.space.max_pp = 2;  // dp >= 16 > 4 sequences
+  const SearchResult r = search(p, opt);
+  REQUIRE(r.top.empty());
+  const Error e = diagnose_no_plan(p, opt, r);
+  INFO(e.one_line());
+  CHECK(e.field == "--global-batch");
+  CHECK(e.message.find("smaller than") != std::string::npos);
+  CHECK(e.hint.find("16") != std::string::npos);
+}
+
+TEST_CASE("impossible with the flags given: the hint names the flag value that fits") {
+  const Problem p = problem("llama-2-13b", "a100-80gb-sxm", 8, 64, 4096);
+  SearchOptions opt;
+  opt.space.micro_batch = {4};
+  opt.space.recompute = {Recompute::None};
+  opt.space.zero = {3};
+  opt.space.tp = {1};
+  opt.space.pp = {1};
+  const SearchResult r = search(p, opt);
+  REQUIRE(r.top.empty());
+  const Error e = diagnose_no_plan(p, opt, r);
+  INFO(e.one_line());
+  CHECK(e.one_line().find('\n') == std::string::npos);
+  CHECK(e.field == "--recompute");
+  CHECK(e.value == "none");
+  CHECK(e.hint.find("it fits with --recompute") != std::string::npos);
+}
+
+TEST_CASE("impossible: no micro-batch size given divides the batch per DP rank") {
+  const Problem p = problem("llama-2-7b", "a100-80gb-sxm", 8, 64, 4096);
+  SearchOptions opt;
+  opt.space.micro_batch = {3, 5};
+  const SearchResult r = search(p, opt);
+  REQUIRE(r.top.empty());
+  CHECK(r.rejected[Reason::Batch] == r.space - r.rejected[Reason::TpDividesHeads] -
+                                         r.rejected[Reason::TpExceedsNode] -
+                                         r.rejected[Reason::PpExceedsLayers]);
+  const Error e = diagnose_no_plan(p, opt, r);
+  INFO(e.one_line());
+  CHECK(e.field == "--micro-batch");
+  CHECK(e.value == "3,5");
+}

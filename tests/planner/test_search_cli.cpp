@@ -1,0 +1,170 @@
+// `meshplan plan` end to end: outputs parse and are deterministic, exports are valid, impossible
+// problems print one line and exit 2.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "skip.h"
+
+namespace {
+
+struct CliResult {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string tmp(const std::string& name) {
+  return "/tmp/meshplan_test_plan_cli_" + std::to_string(getpid()) + "_" + name;
+}
+
+CliResult sh(const std::string& cmd) {
+  const std::string out = tmp("stdout"), err = tmp("stderr");
+  const int status = std::system((cmd + " >" + out + " 2>" + err).c_str());
+  CliResult r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return r;
+}
+
+const std::string kModels = std::string(MESHPLAN_SOURCE_DIR) + "/examples/models/";
+
+CliResult plan(const std::string& model, const std::string& args) {
+  return sh(std::string(MESHPLAN_BIN) + " plan --model " + kModels + model +
+            ".yaml --hardware a100-80gb-sxm " + args);
+}
+
+void require_one_line_exit_2(const CliResult& r) {
+  INFO("stderr: " << r.err << "stdout: " << r.out);
+  CHECK(r.rc == 2);
+  CHECK(r.out.empty());
+  REQUIRE(!r.err.empty());
+  CHECK(r.err.find('\n') == r.err.size() - 1);  // exactly one line
+  CHECK(r.err.rfind("meshplan: ", 0) == 0);
+}
+
+std::string python() {
+  const std::string p = MESHPLAN_PYTHON;
+  if (p.empty()) meshplan_test::skip("no python3 found at configure time");
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("cli plan: impossible problems give one line and exit 2") {
+  SECTION("too big for the GPUs even fully sharded") {
+    const CliResult r = plan("megatron-gpt-1t", "--gpus 64 --global-batch 64 --seq 2048");
+    require_one_line_exit_2(r);
+    CHECK(r.err.find("needs at least") != std::string::npos);
+  }
+  SECTION("prime GPU count above a node") {
+    const CliResult r = plan("llama-2-13b", "--gpus 13 --global-batch 13 --seq 16384");
+    require_one_line_exit_2(r);
+    CHECK(r.err.find("prime") != std::string::npos);
+  }
+  SECTION("global batch smaller than DP") {
+    const CliResult r = plan("llama-2-7b", "--gpus 64 --global-batch 4 --seq 4096 --max-tp 2 --max-pp 2");
+    require_one_line_exit_2(r);
+    CHECK(r.err.find("--global-batch=4") != std::string::npos);
+  }
+  SECTION("a narrowing flag that cannot fit names the value that would") {
+    const CliResult r = plan("llama-2-13b", "--gpus 8 --global-batch 64 --seq 4096 --tp 1 --pp 1 "
+                                            "--zero 3 --micro-batch 4 --recompute none");
+    require_one_line_exit_2(r);
+    CHECK(r.err.find("it fits with --recompute") != std::string::npos);
+  }
+  SECTION("bad flag values") {
+    require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --zero 4"));
+    require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --tp 2,x"));
+    require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --schedule 2f2b"));
+    require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --objective speed"));
+    require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --export nemo"));
+  }
+}
+
+TEST_CASE("cli plan: table with breakdowns plus --explain and --pareto") {
+  const CliResult r = plan("llama-2-7b", "--gpus 8 --global-batch 64 --seq 4096 --explain --pareto");
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  for (const char* s : {"meshplan plan: llama-2-7b", "bottleneck", "pp_bubble", "explain:",
+                        "tp-divides-heads", "memory", "winner vs runner-up", "Pareto front"})
+    CHECK(r.out.find(s) != std::string::npos);
+}
+
+TEST_CASE("cli plan: JSON is the plan file that parses and is byte-identical run to run") {
+  const std::string py = python();
+  const std::string file = tmp("plan.json");
+  const std::string args = "--gpus 16 --global-batch 128 --seq 4096 --top 3 --format json --pareto";
+  const CliResult a = plan("llama-2-13b", args + " --output " + file);
+  const CliResult b = plan("llama-2-13b", args);
+  INFO(a.err);
+  REQUIRE(a.rc == 0);
+  CHECK(a.out == b.out);
+  CHECK(slurp(file) == a.out);
+  const CliResult check = sh(py + " -c 'import json,sys; p=json.load(open(sys.argv[1])); "
+                                  "assert p[\"schema\"]==\"meshplan.plan/1\"; "
+                                  "assert len(p[\"candidates\"])==3; "
+                                  "assert p[\"searched\"]==p[\"search\"][\"space\"]; "
+                                  "assert p[\"searched\"]==sum(p[\"rejected\"].values())+p[\"search\"][\"fitting\"]; "
+                                  "c=p[\"candidates\"]; assert c[0][\"time\"][\"step_s\"]<=c[1][\"time\"][\"step_s\"]; "
+                                  "assert all(x[\"fits\"] for x in c); assert len(p[\"pareto\"])>=1; "
+                                  "print(\"ok\")' " + file);
+  INFO(check.err);
+  CHECK(check.out == "ok\n");
+  // The plan file feeds the other commands.
+  const CliResult est = sh(std::string(MESHPLAN_BIN) + " estimate --plan " + file + " --candidate 2");
+  INFO(est.err);
+  CHECK(est.rc == 0);
+  std::remove(file.c_str());
+}
+
+TEST_CASE("cli plan: YAML output") {
+  const CliResult r = plan("llama-2-7b", "--gpus 8 --global-batch 64 --seq 4096 --top 2 --format yaml");
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("schema: meshplan.plan/1") != std::string::npos);
+  CHECK(r.out.find("candidates:") != std::string::npos);
+}
+
+TEST_CASE("cli plan: --export deepspeed parses and its batch arithmetic holds") {
+  const std::string py = python();
+  const CliResult r = plan("llama-2-70b", "--gpus 128 --global-batch 1024 --seq 4096 --export deepspeed");
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const std::string file = tmp("ds_config.json");
+  std::ofstream(file) << r.out;
+  const CliResult check = sh(py + " -c 'import json,sys; c=json.load(open(sys.argv[1])); "
+                                  "b=c[\"train_batch_size\"]; "
+                                  "m=c[\"train_micro_batch_size_per_gpu\"]*c[\"gradient_accumulation_steps\"]; "
+                                  "print(b, b % m, 128 % (b // m))' " + file);
+  std::remove(file.c_str());
+  INFO(check.err);
+  REQUIRE(check.rc == 0);
+  CHECK(check.out == "1024 0 0\n");  // dp = 1024 / (micro x accumulation) divides the 128 GPUs
+}
+
+TEST_CASE("cli plan: --export megatron is a sourceable bash array") {
+  const CliResult r = plan("llama-2-70b", "--gpus 128 --global-batch 1024 --seq 4096 --export megatron");
+  REQUIRE(r.rc == 0);
+  const std::string file = tmp("megatron.sh");
+  std::ofstream(file) << r.out;
+  const CliResult check = sh("bash -c 'source " + file + " && echo ${#MEGATRON_ARGS[@]}'");
+  std::remove(file.c_str());
+  CHECK(check.rc == 0);
+  CHECK(std::stoi(check.out) > 10);
+  CHECK(r.out.find("--global-batch-size 1024") != std::string::npos);
+}

@@ -1,0 +1,252 @@
+// Plans through the simulator: estimate agreement over a sweep, memory and bubble checks,
+// trace JSON / SVG / DOT outputs, and the goodput report.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <unistd.h>
+
+#include "core/io.h"
+#include "simulator/goodput.h"
+#include "simulator/plan_sim.h"
+#include "simulator/timeline_text.h"
+#include "skip.h"
+
+using namespace meshplan;
+
+static Problem problem(const std::string& model, int64_t gpus, int64_t global_batch) {
+  Problem p;
+  auto m = load_model(std::string(MESHPLAN_SOURCE_DIR) + "/examples/models/" + model + ".yaml");
+  REQUIRE(m.ok());
+  auto hw = load_hardware("a100-80gb-sxm", std::string(MESHPLAN_SOURCE_DIR) + "/hardware-profiles");
+  REQUIRE(hw.ok());
+  p.model = *m;
+  p.hardware = *hw;
+  p.job.gpus = gpus;
+  p.job.global_batch = global_batch;
+  p.job.seq_len = 2048;
+  return p;
+}
+
+static ParallelConfig config(const Problem& p, int tp, int pp, int zero, ScheduleKind k, int v) {
+  ParallelConfig c;
+  c.tp = tp;
+  c.pp = pp;
+  c.dp = static_cast<int>(p.job.gpus / (tp * pp));
+  c.zero_stage = zero;
+  c.micro_batch_size = 1;
+  c.num_micro_batches = p.job.global_batch / c.dp;
+  c.schedule = k;
+  c.virtual_stages = v;
+  c.recompute = Recompute::Selective;
+  c.sequence_parallel = tp > 1;
+  return c;
+}
+
+static const Check& check_named(const PlanSimulation& ps, const std::string& name) {
+  for (const Check& c : ps.checks)
+    if (c.name == name) return c;
+  FAIL("no check named " << name);
+  return ps.checks.front();
+}
+
+TEST_CASE("estimate vs simulate over a sweep: within 3 %, or the report names the term and why") {
+  int plans = 0, within = 0;
+  for (const char* model : {"llama-2-7b", "megatron-gpt-22b", "megatron-gpt-175b", "llama-3-70b"})
+    for (int tp : {1, 8})
+      for (int pp : {1, 2, 4, 8})
+        for (int zero : {0, 1, 3})
+          for (auto k : {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved,
+                         ScheduleKind::ZeroBubbleH1})
+            for (int dp : {1, 4}) {
+              const Problem p = problem(model, tp * pp * dp, 64 * dp);
+              const ParallelConfig c = config(p, tp, pp, zero, k, k == ScheduleKind::Interleaved ? 2 : 1);
+              if (!validate_config(p, c, "sweep").empty()) continue;
+              SimOptions o;
+              o.record_spans = false;
+              auto ps = simulate_plan(p, c, o);
+              REQUIRE(ps.ok());
+              const Check& e = check_named(*ps, "estimate");
+              INFO(model << " tp" << tp << " pp" << pp << " zero" << zero << " " << to_string(k) << " dp" << dp << ": "
+                         << e.detail);
+              ++plans;
+              within += e.ok;
+              if (!e.ok) WARN("off: " << model << " tp" << tp << " pp" << pp << " z" << zero << " " << to_string(k) << " dp" << dp);
+              if (!e.ok) {
+                CHECK(e.detail.find("largest difference") != std::string::npos);
+                CHECK(e.detail.find(": ", e.detail.find("largest difference")) != std::string::npos);
+              }
+              // Plans without ZeRO-3 and without deep interleaving agree within 3 %.
+              if (zero < 3 && !(k == ScheduleKind::Interleaved && pp >= 8)) CHECK(e.ok);
+              CHECK(check_named(*ps, "bubble").ok);
+              CHECK(check_named(*ps, "activation_memory").ok);
+            }
+  INFO(within << " of " << plans << " plans within 3 %");
+  CHECK(plans > 300);
+  CHECK(within >= plans * 9 / 10);
+  WARN(within << " of " << plans << " within 3 %");
+}
+
+TEST_CASE("the 1T plan (TP=8 PP=64 DP=6, 512 micro-batches) simulates close to its estimate") {
+  const Problem p = problem("megatron-gpt-1t", 3072, 3072);
+  const ParallelConfig c = config(p, 8, 64, 1, ScheduleKind::OneFOneB, 1);
+  auto ps = simulate_plan(p, c, SimOptions{});
+  REQUIRE(ps.ok());
+  CHECK(ps->schedule.num_micro_batches == 512);
+  for (const Check& k : ps->checks) {
+    INFO(k.name << ": " << k.detail);
+    CHECK(k.ok);
+  }
+  CHECK(ps->summary.worst_stage == 0);  // 1F1B: stage 0 holds P micro-batches
+  CHECK(ps->summary.stages[0].peak_in_flight == 64);
+}
+
+TEST_CASE("ideal network: the plan's bubble is its uneven stages only; ZeRO-3 and p2p waits vanish") {
+  const Problem p = problem("llama-2-7b", 32, 128);
+  const ParallelConfig c = config(p, 2, 4, 3, ScheduleKind::OneFOneB, 1);
+  SimOptions o;
+  o.ideal_network = true;
+  auto ps = simulate_plan(p, c, o);
+  REQUIRE(ps.ok());
+  CHECK(ps->summary.critical.pp_comm_s == 0);
+  CHECK(ps->summary.critical.dp_comm_s == 0);
+  CHECK(ps->summary.critical.zero3_gather_s == 0);
+  CHECK(ps->summary.critical.tp_comm_s == 0);
+  SimOptions real;
+  auto with_net = simulate_plan(p, c, real);
+  REQUIRE(with_net.ok());
+  CHECK(with_net->summary.step_s > ps->summary.step_s);
+}
+
+TEST_CASE("slow link between two stages lengthens the step") {
+  const Problem p = problem("llama-2-7b", 8, 32);
+  const ParallelConfig c = config(p, 1, 4, 0, ScheduleKind::OneFOneB, 1);
+  auto base = simulate_plan(p, c, SimOptions{});
+  SimOptions o;
+  o.slow_links = {{1, 50.0}};
+  auto slow = simulate_plan(p, c, o);
+  REQUIRE(base.ok());
+  REQUIRE(slow.ok());
+  CHECK(slow->result.replicas == 2);  // dp = 2: the slowed replica and a normal one
+  CHECK(slow->summary.step_s > base->summary.step_s);
+  o.slow_links = {{7, 2.0}};
+  auto bad = simulate_plan(p, c, o);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "--slow-link");
+}
+
+static PlanSimulation small_plan() {
+  const Problem p = problem("llama-2-7b", 8, 16);
+  const ParallelConfig c = config(p, 1, 4, 1, ScheduleKind::OneFOneB, 1);
+  auto ps = simulate_plan(p, c, SimOptions{});
+  REQUIRE(ps.ok());
+  return *ps;
+}
+
+TEST_CASE("trace JSON is valid trace-event JSON: processes per rank, threads per stream, X events") {
+  const PlanSimulation ps = small_plan();
+  const std::string text = trace_json(ps.result, "test");
+  CHECK(text == trace_json(ps.result, "test"));  // deterministic
+  const auto j = nlohmann::json::parse(text);   // throws (fails the test) when invalid
+  REQUIRE(j.contains("traceEvents"));
+  REQUIRE(j["traceEvents"].is_array());
+  std::set<int> named_pids, used_pids;
+  std::set<std::pair<int, int>> named_threads, used_threads;
+  int complete = 0;
+  for (const auto& e : j["traceEvents"]) {
+    REQUIRE(e.contains("name"));
+    REQUIRE(e.contains("ph"));
+    const std::string ph = e["ph"];
+    if (ph == "M") {
+      REQUIRE(e["args"].contains("name") == (e["name"] != "process_sort_index"));
+      if (e["name"] == "process_name") named_pids.insert(e["pid"].get<int>());
+      if (e["name"] == "thread_name") named_threads.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+    } else if (ph == "X") {
+      ++complete;
+      REQUIRE(e["ts"].is_number());
+      REQUIRE(e["dur"].is_number());
+      CHECK(e["ts"].get<double>() >= 0);
+      CHECK(e["dur"].get<double>() >= 0);
+      CHECK(e["ts"].get<double>() + e["dur"].get<double>() <= ps.summary.step_s * 1e6 + 1e-3);
+      used_pids.insert(e["pid"].get<int>());
+      used_threads.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+    }
+  }
+  CHECK(complete == static_cast<int>(ps.result.spans.size()));
+  CHECK(used_pids.size() == 4);
+  for (int pid : used_pids) CHECK(named_pids.count(pid) == 1);
+  for (const auto& t : used_threads) CHECK(named_threads.count(t) == 1);
+}
+
+static int run_python(const std::string& script, const std::string& arg) {
+  const std::string py = MESHPLAN_PYTHON;
+  if (py.empty() || access(py.c_str(), X_OK) != 0) meshplan_test::skip("python3 not found");
+  const std::string cmd = py + " -c '" + script + "' " + arg;
+  return std::system(cmd.c_str());
+}
+
+TEST_CASE("Gantt SVG is well-formed XML with a row per rank, bars, legend and axis") {
+  const PlanSimulation ps = small_plan();
+  const std::string svg = gantt_svg(ps.result, "1F1B <P=4> & M=8");
+  CHECK(svg.find("<svg") != std::string::npos);
+  CHECK(svg.find("rank 3") != std::string::npos);
+  CHECK(svg.find("time (ms)") != std::string::npos);
+  CHECK(svg.find("forward F") != std::string::npos);
+  CHECK(svg.find("&lt;P=4&gt; &amp;") != std::string::npos);
+  const std::string path = "/tmp/meshplan-test-gantt-" + std::to_string(getpid()) + ".svg";
+  std::ofstream(path) << svg;
+  CHECK(run_python("import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
+                   "sys.exit(0 if r.tag.endswith(\"svg\") and len(r.findall(\".//{http://www.w3.org/2000/svg}rect\")) > 64 else 1)",
+                   path) == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("DOT graph: one cluster per rank, an edge per send/receive pair") {
+  auto s = build_schedule(ScheduleKind::OneFOneB, 4, 1, 8);
+  REQUIRE(s.ok());
+  const std::string dot = schedule_dot(*s);
+  CHECK(dot.rfind("digraph schedule {", 0) == 0);
+  int clusters = 0, cross = 0;
+  for (size_t i = dot.find("subgraph cluster_"); i != std::string::npos; i = dot.find("subgraph cluster_", i + 1)) ++clusters;
+  for (size_t i = dot.find("constraint=false"); i != std::string::npos; i = dot.find("constraint=false", i + 1)) ++cross;
+  CHECK(clusters == 4);
+  CHECK(cross == 2 * 3 * 8);
+  CHECK(schedule_dot_nodes(*s) == 4 * 16 + 2 * 2 * 3 * 8 + 4 * 2);  // F+B, send+recv per boundary, R+O
+}
+
+TEST_CASE("goodput: Young/Daly interval for a stated failure rate") {
+  // 3,072 GPUs with a per-GPU MTBF of 50,000 h: job MTBF = 50,000 * 3,600 / 3,072 = 58,593.75 s.
+  // Checkpoint 60 s: Young sqrt(2 * 60 * 58,593.75) = 2,651.65 s (44.2 min).
+  GoodputInput in;
+  in.gpus = 3072;
+  in.gpu_mtbf_hours = 50000;
+  in.checkpoint_s = 60;
+  in.restart_s = 300;
+  in.interval_s = 15 * 60;
+  in.step_s = 70.9;
+  auto g = goodput(in);
+  REQUIRE(g.ok());
+  CHECK(g->job_mtbf_s == Approx(58593.75));
+  CHECK(g->young_interval_s == Approx(2651.650).epsilon(1e-6));
+  // Daly: sqrt(2CM) [1 + sqrt(C/2M)/3 + (C/2M)/9] - C with C/2M = 5.12e-4.
+  CHECK(g->daly_interval_s == Approx(2651.650 * (1 + std::sqrt(5.12e-4) / 3 + 5.12e-4 / 9) - 60).epsilon(1e-6));
+  CHECK(g->failures_per_day == Approx(86400 / 58593.75));
+  CHECK(g->steps_per_interval == Approx(900 / 70.9));
+  // Daly's interval (nearly) maximises his expected goodput: a scan finds the peak within 1 %.
+  double best_tau = 0, best = 0;
+  for (double tau = 600; tau <= 6000; tau += 1) {
+    const double v = daly_goodput(tau, 60, 300, g->job_mtbf_s);
+    if (v > best) best = v, best_tau = tau;
+  }
+  CHECK(best_tau == Approx(g->daly_interval_s).epsilon(0.01));
+  CHECK(g->goodput_at_daly >= g->goodput_at_interval);
+  // Every 15 min costs 60/900 = 6.7 % in checkpoints: goodput about 1 - C/tau - (tau/2 + R)/M.
+  CHECK(g->goodput_at_interval == Approx(g->first_order_at_interval).epsilon(0.01));
+  CHECK(g->goodput_at_interval < g->goodput_at_daly);
+  in.checkpoint_s = 0;
+  CHECK_FALSE(goodput(in).ok());
+}
