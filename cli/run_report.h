@@ -19,6 +19,9 @@ struct RunPrediction {
 /// Measured step time: median of the steps after the first (which pays one-off warm-up costs);
 /// the only step when there is one.
 double measured_step_s(const exec::TrainResult& r);
+/// Communication time per step measured the same way (median over steps 2..n of the per-step
+/// maximum over ranks).
+double measured_comm_s(const exec::TrainResult& r);
 
 /// "step 3/10  loss 5.4321  time 0.123 s  12345 tok/s  comm 0.012 s  |g| 1.23  lr 3e-4"
 std::string step_line(const exec::StepRecord& s, int64_t total_steps);

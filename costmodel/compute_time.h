@@ -36,8 +36,8 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg);
 /// Exposed TP communication of one layer for one micro-batch (Megatron-LM): forward 2 all-reduces
 /// (SP: 2 all-gathers + 2 reduce-scatters); backward the 2 conjugate collectives of the
 /// column-parallel inputs overlap with their dW GEMMs (async TP all-reduce / SP reduce-scatter), and
-/// with SP the 2 all-gathers of the row-parallel outputs' gradients are exposed; full recompute
-/// repeats the forward's collectives.
+/// with SP the 2 all-gathers of the row-parallel outputs' gradients and the 2 re-gathers of the
+/// sharded column-parallel inputs are exposed; full recompute repeats the forward's collectives.
 struct LayerComm {
   double forward_s = 0;
   double backward_s = 0;   // exposed part only

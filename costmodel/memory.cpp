@@ -23,20 +23,25 @@ double layer_parameters_per_gpu(const ModelSpec& m, int tp) {
   return (m.layer_parameters() - norms) / tp + norms;
 }
 
-double chunk_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int chunk) {
+double embedding_parameters_per_gpu(const ModelSpec& m, int tp) {
   const double h = static_cast<double>(m.hidden_size);
-  const double t = static_cast<double>(cfg.tp);
-  const double vocab_matrix = static_cast<double>(m.vocab_size) * h / t;
+  double params = static_cast<double>(m.vocab_size) * h / tp;  // vocab-parallel token embedding
+  if (m.learned_positions) params += static_cast<double>(m.max_position_embeddings) * h;  // replicated
+  return params;
+}
+
+double head_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg) {
+  const double h = static_cast<double>(m.hidden_size);
+  double params = (m.biases ? 2.0 : 1.0) * h;  // final norm
+  if (!m.tie_word_embeddings || cfg.pp > 1) params += static_cast<double>(m.vocab_size) * h / cfg.tp;
+  return params;
+}
+
+double chunk_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int chunk) {
   const int last = cfg.pp * std::max(1, cfg.virtual_stages) - 1;
   double params = chunk_layers(m, cfg, chunk) * layer_parameters_per_gpu(m, cfg.tp);
-  if (chunk == 0) {
-    params += vocab_matrix;  // vocab-parallel token embedding
-    if (m.learned_positions) params += static_cast<double>(m.max_position_embeddings) * h;  // replicated
-  }
-  if (chunk == last) {
-    params += (m.biases ? 2.0 : 1.0) * h;  // final norm
-    if (!m.tie_word_embeddings || cfg.pp > 1) params += vocab_matrix;
-  }
+  if (chunk == 0) params += embedding_parameters_per_gpu(m, cfg.tp);
+  if (chunk == last) params += head_parameters_per_gpu(m, cfg);
   return params;
 }
 
@@ -85,10 +90,61 @@ MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int st
   return mb;
 }
 
+namespace {
+// Per-configuration constants of the fast path: everything but the stage's layer count and
+// micro-batches in flight.
+struct MemoryTerms {
+  double layer_params = 0, embedding_params = 0, head_params = 0;
+  double layer_activation = 0, working = 0, embedding_activation = 0, head_activation = 0, zero3_buffers = 0;
+};
+
+MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
+  const ModelSpec& m = p.model;
+  const double b = static_cast<double>(cfg.micro_batch_size);
+  const double s = static_cast<double>(p.job.seq_len);
+  const int t = cfg.tp;
+  const bool sp = cfg.sequence_parallel;
+  MemoryTerms k;
+  k.layer_params = layer_parameters_per_gpu(m, t);
+  k.embedding_params = embedding_parameters_per_gpu(m, t);
+  k.head_params = head_parameters_per_gpu(m, cfg);
+  k.layer_activation = layer_activation_bytes(m, b, s, t, sp, cfg.recompute);
+  k.working = recompute_working_bytes(m, b, s, t, sp, cfg.recompute);
+  k.embedding_activation = embedding_activation_bytes(m, b, s, t, sp);
+  const double head_in_flight =
+      cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;
+  k.head_activation = head_in_flight * head_activation_bytes(m, b, s, t, sp);
+  if (cfg.zero_stage >= 3) k.zero3_buffers = 2.0 * k.layer_params * param_bytes(p.job.convention).weights;
+  return k;
+}
+}  // namespace
+
+// Fast path of max over stages of stage_memory (the reference; a test compares them).
 MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
-  MemoryBreakdown worst = stage_memory(p, cfg, 0);
-  for (int stage = 1; stage < cfg.pp; ++stage) {
-    MemoryBreakdown mb = stage_memory(p, cfg, stage);
+  const MemoryTerms k = memory_terms(p, cfg);
+  const ParamBytes pb = param_bytes(p.job.convention);
+  const double d = static_cast<double>(cfg.dp);
+  const double shard_w = cfg.zero_stage >= 3 ? d : 1.0, shard_g = cfg.zero_stage >= 2 ? d : 1.0,
+               shard_o = cfg.zero_stage >= 1 ? d : 1.0;
+  MemoryBreakdown worst;
+  worst.peak_bytes = -1.0;
+  for (int stage = 0; stage < cfg.pp; ++stage) {
+    const bool first = stage == 0, last = stage == cfg.pp - 1;
+    const int layers = stage_layers(p.model, cfg, stage);
+    const double params = layers * k.layer_params + (first ? k.embedding_params : 0.0) + (last ? k.head_params : 0.0);
+    const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
+                                                    cfg.num_micro_batches, stage);
+    MemoryBreakdown mb;
+    mb.weights_bytes = params * pb.weights / shard_w;
+    mb.gradients_bytes = params * pb.gradients / shard_g;
+    mb.optimizer_bytes = params * pb.optimizer / shard_o;
+    mb.activations_bytes = in_flight * layers * k.layer_activation + k.working +
+                           (first ? in_flight * k.embedding_activation : 0.0) + (last ? k.head_activation : 0.0) +
+                           k.zero3_buffers;
+    mb.other_bytes = p.hardware.other_memory_bytes;
+    mb.peak_bytes = mb.weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes +
+                    mb.other_bytes;
+    mb.worst_stage = stage;
     if (mb.peak_bytes > worst.peak_bytes) worst = mb;
   }
   return worst;

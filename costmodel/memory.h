@@ -22,6 +22,11 @@ StaticBytes static_bytes(double parameters, ParamConvention c, int zero_stage, i
 /// Parameters of one transformer layer held by one GPU: matrices split by TP, norms replicated.
 double layer_parameters_per_gpu(const ModelSpec& m, int tp);
 
+/// Vocab-parallel token embedding V*h/t (+ replicated learned positions) on the first chunk.
+double embedding_parameters_per_gpu(const ModelSpec& m, int tp);
+/// Final norm + LM head V*h/t on the last chunk (the head is a second copy when tied and pp > 1).
+double head_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg);
+
 /// Parameters of model chunk `chunk` (0 <= chunk < pp*v) held by one GPU (before ZeRO).
 double chunk_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int chunk);
 
@@ -30,7 +35,8 @@ double chunk_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, i
 /// embeddings and pp > 1 the last stage keeps its own copy of the embedding matrix, as Megatron).
 double stage_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int stage);
 
-/// Full breakdown for one pipeline rank.
+/// Full breakdown for one pipeline rank (the plain reference; estimate_memory is the fast path that
+/// computes the per-configuration terms once and must equal the max of this over the stages).
 MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int stage);
 
 }  // namespace meshplan

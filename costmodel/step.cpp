@@ -192,22 +192,50 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
   const LayerCosts lc = layer_costs(p, cfg);
   const double M = static_cast<double>(cfg.num_micro_batches);
   const int v = std::max(1, cfg.virtual_stages);
-  StageTimes worst;
-  double unit_sum = 0.0, worst_unit = 0.0, dp_exposed = 0.0, dp_hidden = 0.0, optimizer = 0.0;
+  // Stage costs depend only on (layers, holds embedding, holds head): a few classes, memoised in a
+  // fixed array so the loop over P stages stays cheap and allocation-free.
+  struct StageClass {
+    int layers = -1;
+    bool first = false, last = false;
+    StageTimes st;
+    double unit = 0, dp_exposed = 0, dp_hidden = 0, optimizer = 0;
+  };
+  StageClass classes[8];
+  int n_classes = 0;
+  StageClass worst;
+  double unit_sum = 0.0, dp_exposed = 0.0, dp_hidden = 0.0, optimizer = 0.0;
   for (int stage = 0; stage < cfg.pp; ++stage) {
-    const StageTimes st = stage_times_from(p, cfg, lc, stage);
-    const double unit = bubble_unit(cfg.schedule, st);
-    unit_sum += unit;
-    if (stage == 0 || st.total() > worst.total()) { worst = st; worst_unit = unit; }
-    const DpComm dp = dp_comm(p, cfg, stage, st);
-    dp_exposed = std::max(dp_exposed, dp.exposed_s);
-    dp_hidden = std::max(dp_hidden, dp.total_s - dp.exposed_s);
-    optimizer = std::max(optimizer, optimizer_time_s(p, cfg, stage));
+    const int layers = stage_layers(p.model, cfg, stage);
+    const bool first = stage == 0, last = stage == cfg.pp - 1;
+    const StageClass* found = nullptr;
+    for (int i = 0; i < n_classes; ++i)
+      if (classes[i].layers == layers && classes[i].first == first && classes[i].last == last) found = &classes[i];
+    StageClass computed;
+    if (!found) {
+      computed.layers = layers;
+      computed.first = first;
+      computed.last = last;
+      computed.st = stage_times_from(p, cfg, lc, stage);
+      computed.unit = bubble_unit(cfg.schedule, computed.st);
+      const DpComm dp = dp_comm(p, cfg, stage, computed.st);
+      computed.dp_exposed = dp.exposed_s;
+      computed.dp_hidden = dp.total_s - dp.exposed_s;
+      computed.optimizer = optimizer_time_s(p, cfg, stage);
+      if (n_classes < 8) classes[n_classes++] = computed;
+      found = &computed;
+    }
+    const StageClass& c = *found;
+    unit_sum += c.unit;
+    if (stage == 0 || c.st.total() > worst.st.total()) worst = c;
+    dp_exposed = std::max(dp_exposed, c.dp_exposed);
+    dp_hidden = std::max(dp_hidden, c.dp_hidden);
+    optimizer = std::max(optimizer, c.optimizer);
   }
+  const double worst_unit = worst.unit;
   TimeBreakdown& t = est.time;
   // DP/ZeRO communication hidden behind backward slows that backward (kOverlapComputeSlowdown).
-  t.compute_s = M * worst.compute_s + kOverlapComputeSlowdown * dp_hidden;
-  t.tp_comm_s = M * worst.tp_comm_s;
+  t.compute_s = M * worst.st.compute_s + kOverlapComputeSlowdown * dp_hidden;
+  t.tp_comm_s = M * worst.st.tp_comm_s;
   // Fill and drain: every other stage's per-micro-batch time once (Narayanan et al. 2021: (P-1)
   // stage times for equal stages), divided by v for the interleaved schedule.
   t.pp_bubble_s = (unit_sum - worst_unit) / (cfg.schedule == ScheduleKind::Interleaved ? v : 1);

@@ -89,6 +89,11 @@ Check compare_with_estimate(const PlanSimulation& ps, const ParallelConfig& cfg,
           fmt("%.3g", 1e3 * k.zero3_gather_s / std::max(1, k.layers)) + " ms) longer than that layer's compute (" +
           fmt("%.3g", 1e3 * k.backward_input_s / std::max(1, k.layers)) + " ms input-grad backward) stays exposed" +
           (has_weight_actions(ps.schedule) ? ", and ZB-H1's B has no weight-gradient work to hide it" : "");
+  } else if (name == "dp_comm_s" && cfg.zero_stage >= 2) {
+    why = "per-micro-batch reduce-scatters (ZeRO-" + std::to_string(cfg.zero_stage) +
+          "): the closed form exposes whatever does not fit inside that micro-batch's backward; the simulation "
+          "queues them on the DP stream, where they keep running under the following forwards and backwards "
+          "(it assumes bucket memory for the backlog)";
   } else if (name == "dp_comm_s") {
     why = "the closed form hides the reduction behind one micro-batch's whole stage backward; the simulation "
           "reduces per-layer buckets as the chunk's last backward produces them, so the last bucket and any "

@@ -36,6 +36,7 @@ struct RankIndex {
 struct Checker {
   const Schedule& s;
   std::string file;
+  bool split = false;  // the schedule has W actions (computed once: it scans every rank)
   std::vector<RankIndex> idx;
 
   Error fail(int rank, const std::string& what, const std::string& message, const std::string& hint) const {
@@ -88,7 +89,6 @@ Result<bool> Checker::index_ranks() {
 }
 
 Result<bool> Checker::check_counts_and_order(int r) {
-  const bool split = has_weight_actions(s);
   RankIndex& ri = idx[r];
   for (int c = 0; c < s.virtual_stages; ++c)
     for (int mb = 0; mb < s.num_micro_batches; ++mb) {
@@ -188,7 +188,7 @@ Result<bool> Checker::check_comm(int r) {
 
 Result<bool> Checker::check_reduce_and_step(int r) {
   const auto& acts = s.ranks[r];
-  const ActionKind release = has_weight_actions(s) ? ActionKind::BackwardWeight : ActionKind::Backward;
+  const ActionKind release = split ? ActionKind::BackwardWeight : ActionKind::Backward;
   std::vector<int> reduce(s.virtual_stages, -1), last_bwd(s.virtual_stages, -1);
   int opt = -1;
   for (int i = 0; i < static_cast<int>(acts.size()); ++i) {
@@ -221,7 +221,7 @@ Result<bool> check_schedule(const Schedule& s, const std::string& file) {
   if (s.pp < 1 || s.virtual_stages < 1 || s.num_micro_batches < 1 || static_cast<int>(s.ranks.size()) != s.pp)
     return make_error(file, "pp", std::to_string(s.pp), "schedule shape is inconsistent",
                       "one action list per pipeline rank, v >= 1, M >= 1");
-  Checker ch{s, file, {}};
+  Checker ch{s, file, has_weight_actions(s), {}};
   auto ok = ch.index_ranks();
   for (int r = 0; ok && r < s.pp; ++r) ok = ch.check_counts_and_order(r);
   for (int r = 0; ok && r < s.pp; ++r) ok = ch.check_comm(r);

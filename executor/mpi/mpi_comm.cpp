@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cassert>
+#include <cstdlib>
 #include <climits>
 #include <map>
 #include <string>
@@ -200,6 +201,10 @@ MpiRuntime::MpiRuntime(double comm_timeout_s) {
   int initialized = 0;
   MPI_CHECK(MPI_Initialized(&initialized));
   if (!initialized) {
+    // Waiting ranks yield the core instead of spinning: ranks often share cores with each other
+    // (oversubscribed CI) or with other work, where spinning steals the peer's time slice and
+    // turns microsecond messages into scheduler quanta. An explicit user setting wins.
+    setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
     int provided = 0;
     MPI_CHECK(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
     initialized_here_ = true;

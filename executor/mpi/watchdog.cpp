@@ -48,8 +48,8 @@ void Watchdog::run() {
     // Only async-signal-safe-ish work from here: the main thread is stuck inside MPI, so MPI
     // cannot be called; ending the process makes mpirun terminate the remaining ranks.
     std::fprintf(stderr,
-                 "meshplan: %s: %s made no progress for %.0f s (a peer rank died or hangs; "
-                 "timeout --comm-timeout-s %.0f); ending this rank\n",
+                 "meshplan: %s: %s made no progress for %.1f s (a peer rank died or hangs; "
+                 "timeout --comm-timeout-s %g); ending this rank\n",
                  label_.c_str(), what_.load(), waited_s, timeout_s_);
     std::fflush(stderr);
     _exit(1);

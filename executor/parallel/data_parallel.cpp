@@ -85,6 +85,9 @@ void DataParallelChunk::begin_step() {
 // ---- gradient reductions ----
 
 void DataParallelChunk::on_grads_ready(int block) {
+  // MPI progresses non-blocking collectives only inside MPI calls: poke the ones in flight so
+  // earlier buckets move while backward computes the next block.
+  for (auto& f : in_flight_) dp_.test(f->request);
   const BlockShard& b = shards_.blocks[block];
   if (options_.zero_stage >= 2) {
     // Every micro-batch: reduce-scatter this block's fresh gradients and drop the full buffer.

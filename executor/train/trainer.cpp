@@ -137,11 +137,11 @@ void measure(RankRun& run, TrainResult& result) {
     result.peak_bytes = std::max(result.peak_bytes, all[static_cast<size_t>(r)]);
   }
   result.peak_rss_bytes = all_reduce_max_u64(*g.world, peak_rss_bytes());
-  double comm = 0;
-  for (const StepRecord& s : result.steps) comm += s.comm_s;
-  if (!result.steps.empty()) comm /= static_cast<double>(result.steps.size());
-  const uint64_t comm_us = all_reduce_max_u64(*g.world, static_cast<uint64_t>(comm * 1e6));
-  result.comm_s_max = static_cast<double>(comm_us) * 1e-6;
+  // Each step's communication time becomes the maximum over ranks (the busiest rank).
+  std::vector<float> comm(result.steps.size());
+  for (size_t i = 0; i < comm.size(); ++i) comm[i] = static_cast<float>(result.steps[i].comm_s);
+  if (!comm.empty()) g.world->all_reduce(comm.data(), static_cast<int64_t>(comm.size()), ReduceOp::Max);
+  for (size_t i = 0; i < comm.size(); ++i) result.steps[i].comm_s = comm[i];
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ struct StepRecord {
   double lr = 0;
   double time_s = 0;         // wall time of the step (without checkpoint writes)
   double tokens_per_s = 0;   // global_batch * seq_len / time_s
-  double comm_s = 0;         // time inside communication calls on this rank
+  double comm_s = 0;         // time inside communication calls (this rank while running; in
+                             // TrainResult the maximum over ranks)
 };
 
 struct TrainResult {
@@ -51,7 +52,6 @@ struct TrainResult {
   uint64_t peak_bytes = 0;               // max over ranks: high-water mark of our tensors
   std::vector<uint64_t> stage_peak_bytes;  // per pipeline stage, max over its ranks
   uint64_t peak_rss_bytes = 0;           // max over ranks: VmHWM
-  double comm_s_max = 0;                 // max over ranks of the mean communication time per step
   std::string data_description;
   int64_t tokens_per_step = 0;
   std::vector<int64_t> checkpoints_written;  // completed-step counts

@@ -76,3 +76,30 @@ TEST_CASE("ZeRO-3 adds two gathered layers of weights to the activations term") 
         Approx(2.0 * 2.0 * layer_parameters_per_gpu(p.model, 1)));
   CHECK(z3.weights_bytes == Approx(z2.weights_bytes / 8));
 }
+
+TEST_CASE("estimate_memory (fast path) equals the max over stages of stage_memory (reference)") {
+  Problem p = meshplan_test::problem(meshplan_test::gpt(12288, 96, 96), 256, 256, 2048);
+  for (ScheduleKind s : {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved,
+                         ScheduleKind::ZeroBubbleH1}) {
+    for (int pp : {1, 5, 8}) {
+      for (int zero = 0; zero <= 3; ++zero) {
+        if (s == ScheduleKind::Interleaved && pp < 2) continue;
+        ParallelConfig c; c.tp = 8; c.pp = pp; c.dp = 256 / (8 * pp) > 0 ? 256 / (8 * pp) : 1;
+        c.micro_batch_size = 1; c.num_micro_batches = 40; c.zero_stage = zero;
+        c.schedule = s; c.virtual_stages = s == ScheduleKind::Interleaved ? 2 : 1;
+        c.recompute = zero % 2 ? Recompute::Selective : Recompute::Full; c.sequence_parallel = zero >= 2;
+        MemoryBreakdown ref; ref.peak_bytes = -1;
+        for (int st = 0; st < pp; ++st) {
+          const MemoryBreakdown mb = stage_memory(p, c, st);
+          if (mb.peak_bytes > ref.peak_bytes) ref = mb;
+        }
+        const MemoryBreakdown fast = estimate_memory(p, c);
+        INFO(to_string(s) << " pp " << pp << " zero " << zero);
+        CHECK(fast.worst_stage == ref.worst_stage);
+        CHECK(fast.peak_bytes == Approx(ref.peak_bytes).epsilon(1e-12));
+        CHECK(fast.weights_bytes == Approx(ref.weights_bytes).epsilon(1e-12));
+        CHECK(fast.activations_bytes == Approx(ref.activations_bytes).epsilon(1e-12));
+      }
+    }
+  }
+}

@@ -187,3 +187,27 @@ TEST_CASE("hidden communication slows compute by kOverlapComputeSlowdown of its 
   CHECK(normal.time.compute_s - ideal.time.compute_s ==
         Approx(48 * kOverlapComputeSlowdown * comm.hidden_s).epsilon(1e-6));
 }
+
+TEST_CASE("estimate_step's memoised stage classes equal per-stage dp_comm and optimizer (reference)") {
+  Problem p = meshplan_test::problem(meshplan_test::gpt(12288, 95, 96), 512, 512, 2048);
+  for (int zero = 0; zero <= 3; ++zero) {
+    ParallelConfig c = config(8, 8, 8, 1, 64);
+    c.zero_stage = zero; c.recompute = Recompute::Selective; c.sequence_parallel = true;
+    c.schedule = ScheduleKind::Interleaved; c.virtual_stages = 2;  // 95 layers: uneven chunks
+    double dp_exposed = 0, dp_hidden = 0, opt = 0;
+    for (int s = 0; s < c.pp; ++s) {
+      const StageTimes st = stage_times(p, c, s);
+      const DpComm d = dp_comm(p, c, s, st);
+      dp_exposed = std::max(dp_exposed, d.exposed_s);
+      dp_hidden = std::max(dp_hidden, d.total_s - d.exposed_s);
+      opt = std::max(opt, optimizer_time_s(p, c, s));
+    }
+    const StepEstimate e = estimate_step(p, c);
+    INFO("zero " << zero);
+    CHECK(e.time.dp_comm_s == Approx(dp_exposed));
+    CHECK(e.time.optimizer_s == Approx(opt));
+    const Reference ref = reference(p, c);
+    CHECK(e.time.compute_s + e.time.tp_comm_s ==
+          Approx(ref.compute_plus_tp + kOverlapComputeSlowdown * dp_hidden));
+  }
+}

@@ -1,0 +1,74 @@
+// Backend and device-communicator factory: `meshplan run/calibrate --backend cpu|cuda` pick a
+// Backend by name here. Pure C++ (no CUDA headers), linkable in every build: without CUDA (the
+// toolkit or NCCL missing at configure time, or MESHPLAN_WITH_CUDA=OFF) the "cuda" choices return
+// one-line Errors instead of backends. MESHPLAN_HAVE_CUDA is defined (PUBLIC on the executor
+// target) when the CUDA backend is compiled in.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/error.h"
+#include "executor/backend.h"
+#include "executor/comm.h"
+
+namespace meshplan::exec {
+
+struct ProcessGroups;
+
+/// How the CUDA backend computes Backend::gemm on its fp32 tensors (cuBLASLt, fp32 accumulate and
+/// fp32 output in every mode).
+enum class GemmPrecision {
+  Bf16,      // CUBLAS_COMPUTE_32F_FAST_16BF: inputs rounded to bf16 inside cuBLAS (tensor cores)
+  Bf16Copy,  // plain twin of Bf16: our kernel writes bf16 copies of A and B, bf16 x bf16 -> fp32
+  Tf32,      // CUBLAS_COMPUTE_32F_FAST_TF32
+  Fp32,      // CUBLAS_COMPUTE_32F_PEDANTIC: full fp32 (tests' tight comparisons)
+};
+const char* to_string(GemmPrecision p);
+
+struct CudaOptions {
+  int device = -1;  // -1: the launcher's local rank (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID,
+                    // MPI_LOCALRANKID, LOCAL_RANK) modulo the visible devices, else 0
+  GemmPrecision gemm = GemmPrecision::Bf16;
+};
+
+/// True when this build has the CUDA backend compiled in.
+bool cuda_compiled();
+/// Visible CUDA devices; 0 without CUDA in the build, without a driver, or without a device.
+int cuda_device_count();
+/// Why there is no usable CUDA device ("this build has no CUDA backend", "no CUDA device: ...");
+/// empty when cuda_device_count() > 0.
+std::string cuda_unavailable_reason();
+
+/// "cpu" or "cuda". Errors (one line, field --backend): unknown name, a build without CUDA, no
+/// device. CPU options apply to "cpu", CUDA options to "cuda".
+Result<std::unique_ptr<Backend>> make_backend(const std::string& name, const CpuOptions& cpu = {},
+                                              const CudaOptions& cuda = {});
+
+/// Device memory of a CUDA backend (the pool and cudaMemGetInfo); all zero for other backends.
+struct DeviceMemoryReport {
+  bool is_device = false;
+  uint64_t pool_peak_reserved_bytes = 0;  // high-water mark of bytes the pool held from cudaMalloc
+  uint64_t pool_peak_in_use_bytes = 0;    // ... of bytes handed out (rounded sizes)
+  uint64_t device_peak_used_bytes = 0;    // max (total - free) from cudaMemGetInfo, context included
+  uint64_t device_total_bytes = 0;
+  std::string device_name;
+};
+DeviceMemoryReport device_memory_report(Backend& backend);
+/// Starts new peaks (after initialisation, like MemoryTracker::reset_peak); no-op on the CPU.
+void reset_device_memory_peaks(Backend& backend);
+
+/// NCCL communicator over the same ranks as `host_group` (an MPI group, which it takes over: the
+/// NCCL unique id is broadcast through it, and host-memory buffers passed to the result still go
+/// through it). `p2p`: also build the pairwise communicators send/recv need (pipeline groups).
+/// Error without CUDA or when `backend` is not the CUDA backend.
+Result<std::unique_ptr<Communicator>> make_nccl_communicator(Backend& backend,
+                                                             std::unique_ptr<Communicator> host_group,
+                                                             const std::string& name, bool p2p);
+
+/// For `meshplan run --backend cuda`: replaces groups.tp/dp/pp by NCCL communicators wrapping the
+/// MPI ones (collective over the world, same order on every rank); groups.world stays MPI (the
+/// trainer only passes it host memory). No-op for a CPU backend.
+Result<bool> use_device_communicators(ProcessGroups& groups, Backend& backend);
+
+}  // namespace meshplan::exec

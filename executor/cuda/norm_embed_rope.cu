@@ -1,0 +1,158 @@
+// Embedding (vocab-parallel), RMSNorm forward/backward and rotary kernels of the CUDA backend.
+// Accumulation orders follow the CPU backend where it is cheap (embedding backward is bit-identical
+// to it); every kernel is deterministic (no atomics).
+#include "executor/cuda/kernel_util.cuh"
+#include "executor/cuda/launch.h"
+
+namespace meshplan::exec::cuda {
+
+namespace {
+
+constexpr int kRowsPerBlock = 8;       // RMSNorm: one warp per row, 8 warps per block
+constexpr int64_t kDwChunkRows = 128;  // RMSNorm dw: rows summed per partial
+
+// out (N, C): thread per element; rows whose token is outside [vocab_begin, vocab_begin + Vl) are 0.
+__global__ void embedding_forward_kernel(float* out, const int32_t* tokens, const float* table,
+                                         int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) {
+  GRID_STRIDE_LOOP(i, N * C) {
+    const int64_t n = i / C, c = i - n * C;
+    const int64_t row = static_cast<int64_t>(tokens[n]) - vocab_begin;
+    out[i] = (row >= 0 && row < Vl) ? table[row * C + c] : 0.0f;
+  }
+}
+
+// Thread per channel c, tokens in order n = 0..N-1: the CPU's summation order, no atomics.
+__global__ void embedding_backward_kernel(float* dtable, const float* dout, const int32_t* tokens,
+                                          int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) {
+  GRID_STRIDE_LOOP(c, C) {
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t row = static_cast<int64_t>(tokens[n]) - vocab_begin;
+      if (row >= 0 && row < Vl) dtable[row * C + c] += dout[n * C + c];
+    }
+  }
+}
+
+// Warp per row: rstd = 1 / sqrt(mean(x^2) + eps) with the sum of squares in double (as the CPU).
+__global__ void rmsnorm_forward_kernel(float* out, float* rstd, const float* x, const float* w,
+                                       int64_t N, int64_t C, float eps) {
+  const int lane = threadIdx.x & 31;
+  const int64_t n = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + (threadIdx.x >> 5);
+  if (n >= N) return;
+  const float* xn = x + n * C;
+  double ss = 0;
+  for (int64_t c = lane; c < C; c += 32) ss += static_cast<double>(xn[c]) * xn[c];
+  ss = warp_sum(ss);
+  const float r = static_cast<float>(1.0 / sqrt(ss / static_cast<double>(C) + eps));
+  if (lane == 0) rstd[n] = r;
+  float* on = out + n * C;
+  for (int64_t c = lane; c < C; c += 32) on[c] = xn[c] * r * w[c];
+}
+
+// Warp per row: dx += r w dy - (r^3 / C) (sum_j dy_j w_j x_j) x.
+__global__ void rmsnorm_backward_dx_kernel(float* dx, const float* dout, const float* x,
+                                           const float* w, const float* rstd, int64_t N, int64_t C) {
+  const int lane = threadIdx.x & 31;
+  const int64_t n = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + (threadIdx.x >> 5);
+  if (n >= N) return;
+  const float* xn = x + n * C;
+  const float* dn = dout + n * C;
+  const float r = rstd[n];
+  double dot = 0;
+  for (int64_t c = lane; c < C; c += 32) dot += static_cast<double>(dn[c]) * w[c] * xn[c];
+  dot = warp_sum(dot);
+  const float k = static_cast<float>(dot * r * r * r / static_cast<double>(C));
+  float* dxn = dx + n * C;
+  for (int64_t c = lane; c < C; c += 32) dxn[c] += r * w[c] * dn[c] - k * xn[c];
+}
+
+// partial (chunks, C): chunk j sums dy x r over rows [j * kDwChunkRows, ...) in row order.
+__global__ void rmsnorm_dw_partial_kernel(float* partial, const float* dout, const float* x,
+                                          const float* rstd, int64_t N, int64_t C) {
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t chunk = blockIdx.y;
+  if (c >= C) return;
+  const int64_t begin = chunk * kDwChunkRows;
+  const int64_t end = begin + kDwChunkRows < N ? begin + kDwChunkRows : N;
+  float acc = 0;
+  for (int64_t n = begin; n < end; ++n) acc += dout[n * C + c] * x[n * C + c] * rstd[n];
+  partial[chunk * C + c] = acc;
+}
+
+// dw (C) += sum over chunks in order.
+__global__ void rmsnorm_dw_final_kernel(float* dw, const float* partial, int64_t chunks, int64_t C) {
+  GRID_STRIDE_LOOP(c, C) {
+    float acc = 0;
+    for (int64_t j = 0; j < chunks; ++j) acc += partial[j * C + c];
+    dw[c] += acc;
+  }
+}
+
+// Thread per pair (i, i + D/2) of x (B, T, H, D); angle sign * t * theta^(-2i/D) in double.
+__global__ void rope_kernel(float* x, int64_t B, int64_t T, int64_t H, int64_t D, float theta,
+                            float sign) {
+  const int64_t half = D / 2;
+  GRID_STRIDE_LOOP(idx, B * T * H * half) {
+    const int64_t i = idx % half;
+    const int64_t bth = idx / half;  // (b * T + t) * H + h
+    const int64_t t = (bth / H) % T;
+    const double inv_freq = pow(static_cast<double>(theta), -2.0 * static_cast<double>(i) / static_cast<double>(D));
+    const double angle = static_cast<double>(sign) * static_cast<double>(t) * inv_freq;
+    double sd, cd;
+    sincos(angle, &sd, &cd);
+    const float c = static_cast<float>(cd), s = static_cast<float>(sd);
+    float* p = x + bth * D;
+    const float x1 = p[i], x2 = p[i + half];
+    p[i] = x1 * c - x2 * s;
+    p[i + half] = x2 * c + x1 * s;
+  }
+}
+
+int row_blocks(int64_t N) { return static_cast<int>((N + kRowsPerBlock - 1) / kRowsPerBlock); }
+
+}  // namespace
+
+void embedding_forward(cudaStream_t s, float* out, const int32_t* tokens, const float* table,
+                       int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) {
+  if (N * C <= 0) return;
+  embedding_forward_kernel<<<grid_for(N * C), kThreads, 0, s>>>(out, tokens, table, vocab_begin, Vl, N, C);
+  CUDA_CHECK_LAUNCH();
+}
+
+void embedding_backward(cudaStream_t s, float* dtable, const float* dout, const int32_t* tokens,
+                        int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) {
+  if (N * C <= 0) return;
+  embedding_backward_kernel<<<grid_for(C), kThreads, 0, s>>>(dtable, dout, tokens, vocab_begin, Vl, N, C);
+  CUDA_CHECK_LAUNCH();
+}
+
+void rmsnorm_forward(cudaStream_t s, float* out, float* rstd, const float* x, const float* w,
+                     int64_t N, int64_t C, float eps) {
+  if (N <= 0) return;
+  rmsnorm_forward_kernel<<<row_blocks(N), 32 * kRowsPerBlock, 0, s>>>(out, rstd, x, w, N, C, eps);
+  CUDA_CHECK_LAUNCH();
+}
+
+int64_t rmsnorm_dw_partial_rows(int64_t N) { return (N + kDwChunkRows - 1) / kDwChunkRows; }
+
+void rmsnorm_backward(cudaStream_t s, float* dx, float* dw, const float* dout, const float* x,
+                      const float* w, const float* rstd, int64_t N, int64_t C, float* dw_partial) {
+  if (N <= 0 || C <= 0) return;
+  rmsnorm_backward_dx_kernel<<<row_blocks(N), 32 * kRowsPerBlock, 0, s>>>(dx, dout, x, w, rstd, N, C);
+  CUDA_CHECK_LAUNCH();
+  const int64_t chunks = rmsnorm_dw_partial_rows(N);
+  const dim3 grid(static_cast<unsigned>((C + kThreads - 1) / kThreads), static_cast<unsigned>(chunks));
+  rmsnorm_dw_partial_kernel<<<grid, kThreads, 0, s>>>(dw_partial, dout, x, rstd, N, C);
+  CUDA_CHECK_LAUNCH();
+  rmsnorm_dw_final_kernel<<<grid_for(C), kThreads, 0, s>>>(dw, dw_partial, chunks, C);
+  CUDA_CHECK_LAUNCH();
+}
+
+void rope(cudaStream_t s, float* x, int64_t B, int64_t T, int64_t H, int64_t D, float theta,
+          float sign) {
+  const int64_t n = B * T * H * (D / 2);
+  if (n <= 0) return;
+  rope_kernel<<<grid_for(n), kThreads, 0, s>>>(x, B, T, H, D, theta, sign);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace meshplan::exec::cuda
