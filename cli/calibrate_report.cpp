@@ -46,6 +46,12 @@ ojson raw_object(const exec::CalibrationResult& r) {
                       {"time_s", report_number(r.memory.time_s)},
                       {"gb_per_s", report_number(r.memory.bytes_per_s / 1e9)},
                       {"verified", r.memory.verified}}},
+          {"elementwise", {{"rows", r.elementwise.rows},
+                           {"cols", r.elementwise.cols},
+                           {"bytes", report_bytes(r.elementwise.bytes)},
+                           {"time_s", report_number(r.elementwise.time_s)},
+                           {"gb_per_s", report_number(r.elementwise.bytes_per_s / 1e9)},
+                           {"verified", r.elementwise.verified}}},
           {"collectives", coll},
           {"fits", {{"link", link_object(r.link)},
                     {"per_collective", per},
@@ -88,7 +94,9 @@ std::string calibration_table(const HardwareProfile& hw, const exec::Calibration
                 p.efficiency * r.peak_flops / 1e9, p.efficiency);
   }
   out << "\nmemory bandwidth (axpy, all ranks streaming): " << format_number(r.memory.bytes_per_s / 1e9)
-      << " GB/s per rank\n\n";
+      << " GB/s per rank\n";
+  out << "element-wise kernels (RMSNorm, SwiGLU, rotary; fwd+bwd): " << format_number(r.elementwise.bytes_per_s / 1e9)
+      << " GB/s -> hbm_efficiency " << format_number(hw.hbm_efficiency) << "\n\n";
   out << "collectives (nccl-tests algbw/busbw):\n  op               ranks        bytes   time (us)  algbw GB/s  busbw GB/s  ok\n";
   for (const auto& c : r.collectives) {
     char buf[256];

@@ -1,5 +1,5 @@
 // `meshplan run`: trains a plan on MPI ranks with the CPU backend (launched by mpirun, or as one
-// rank alone), prints per-step measurements and the predicted-vs-measured table (rank 0).
+// rank alone; --backend cuda through executor/backend_factory.h), prints per-step measurements and the predicted-vs-measured table (rank 0).
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 #include "cli/report.h"
 #include "cli/run_report.h"
 #include "costmodel/estimate.h"
+#include "executor/backend_factory.h"
 #include "executor/mpi/mpi_comm.h"
 #include "executor/mpi/process_groups.h"
 #include "executor/train/trainer.h"
@@ -45,11 +46,6 @@ RunPrediction predict(const Setup& s) {
 Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPrediction& pred, int world) {
   const ParallelConfig& c = s.config;
   const std::string where = a.plan.plan.empty() ? "command line" : a.plan.plan;
-  if (a.backend != "cpu") {
-    return make_error("command line", "--backend", a.backend,
-                      a.backend == "cuda" ? "this build has no CUDA executor backend" : "unknown backend",
-                      "use --backend cpu");
-  }
   if (world != c.tp * c.pp * c.dp) {
     return make_error(where, "world size", std::to_string(world),
                       "the plan needs tp*pp*dp = " + std::to_string(c.tp) + "*" + std::to_string(c.pp) +
@@ -91,8 +87,11 @@ int run_training(RunArgs& a) {
 
   auto grid = make_rank_grid(s.config.tp, s.config.dp, s.config.pp, "tp-dp-pp");
   if (!grid) return fail(grid.error());
+  auto made = exec::make_backend(a.backend);  // every rank gets the same answer
+  if (!made) return fail(made.error());
+  std::unique_ptr<exec::Backend> backend = std::move(made).value();
   exec::ProcessGroups groups = exec::make_process_groups(mpi, *grid);
-  std::unique_ptr<exec::Backend> backend = exec::make_cpu_backend();
+  if (auto dev = exec::use_device_communicators(groups, *backend); !dev) return fail(dev.error());
   a.train.lr.total_steps = a.train.steps;
   a.train.lr.min_lr = a.min_lr >= 0 ? static_cast<float>(a.min_lr) : a.train.lr.max_lr / 10.0f;
   a.train.bucket_bytes = a.bucket_mb << 20;

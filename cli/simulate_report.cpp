@@ -55,7 +55,7 @@ std::string header(const PlanSimulation& ps, const SimulateContext& ctx) {
          ctx.problem->hardware.name + ", tp=" + std::to_string(c.tp) + " pp=" + std::to_string(c.pp) +
          " dp=" + std::to_string(c.dp) + " zero=" + std::to_string(c.zero_stage);
   } else {
-    h += "schedule " + ctx.schedule_file + " with equal unit stages (F 1 ms, B 2 ms), free transfers";
+    h += "schedule " + ctx.schedule_file + " with equal unit chunks (F 1 ms, B 2 ms per model chunk), free transfers";
   }
   h += "\nschedule: " + std::string(to_string(s.kind)) + ", P=" + std::to_string(s.pp) +
        ", v=" + std::to_string(s.virtual_stages) + ", M=" + std::to_string(s.num_micro_batches) +

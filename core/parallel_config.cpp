@@ -108,6 +108,12 @@ static void check_tp(const Problem& p, const ParallelConfig& c, const std::strin
                            "exceeds gpus_per_node=" + str(p.hardware.gpus_per_node) +
                                " of " + p.hardware.name,
                            "keep TP inside a node, or pass --allow-tp-across-nodes"));
+  else if (p.hardware.gpus_per_node % c.tp != 0 && !p.job.allow_tp_across_nodes)
+    // TP groups are blocks of tp consecutive ranks: unless tp divides the node, some straddle two.
+    e.push_back(make_error(w, "--tp", str(c.tp),
+                           "does not divide gpus_per_node=" + str(p.hardware.gpus_per_node) +
+                               ", so some TP groups would straddle two nodes",
+                           "use a tp that divides the node, or pass --allow-tp-across-nodes"));
   if (c.sequence_parallel && c.tp == 1)
     e.push_back(make_error(w, "--sequence-parallel", "true", "needs tp > 1",
                            "drop --sequence-parallel or raise --tp"));

@@ -95,8 +95,8 @@ Error layout_error(const Problem& p, const SearchOptions& opt, const SearchResul
   const std::string tps = opt.space.tp.empty() ? "any" : str(opt.space.tp.front());
   switch (why) {
     case Reason::TpExceedsNode:
-      return make("--tp", tps, "every tensor-parallel size left exceeds gpus_per_node=" +
-                                   str(p.hardware.gpus_per_node),
+      return make("--tp", tps, "no tensor-parallel size left fits inside a node of " +
+                                   str(p.hardware.gpus_per_node) + " GPUs (it must divide it)",
                   "allow smaller --tp values, or pass --allow-tp-across-nodes");
     case Reason::TpDividesHeads:
       return make("--tp", tps, "no tensor-parallel size left divides num_attention_heads=" +
@@ -191,6 +191,7 @@ int64_t min_gpus_fully_sharded(const Problem& p) {
   int64_t best = 0;
   for (int64_t tp = 1; tp <= p.hardware.gpus_per_node; ++tp) {
     if (p.model.num_heads % tp != 0 || p.model.num_kv_heads % tp != 0) continue;
+    if (p.hardware.gpus_per_node % tp != 0) continue;  // TP stays inside a node
     for (int64_t pp = 1; pp <= p.model.num_layers; pp *= 2) {
       const int64_t dp = min_dp(p, static_cast<int>(tp), static_cast<int>(pp));
       if (dp > 0 && (best == 0 || tp * pp * dp < best)) best = tp * pp * dp;

@@ -27,7 +27,9 @@ const char* reason_description(Reason r) {
     case Reason::None: return "valid";
     case Reason::GpusDivisible: return "tp*pp does not divide the GPU count";
     case Reason::TpDividesHeads: return "tp does not divide the attention (and key/value) heads";
-    case Reason::TpExceedsNode: return "tp is larger than a node (--allow-tp-across-nodes lifts it)";
+    case Reason::TpExceedsNode:
+      return "tp does not fit inside a node: larger than it or not dividing it "
+             "(--allow-tp-across-nodes lifts it)";
     case Reason::PpExceedsLayers: return "pp*v model chunks exceed the number of layers";
     case Reason::SequenceParallelNeedsTp: return "sequence parallelism needs tp > 1";
     case Reason::Batch: return "global batch is not a multiple of dp*micro_batch";
@@ -141,7 +143,9 @@ Reason check_layout(const Problem& p, int tp, int pp) {
   if (tp < 1 || pp < 1 || p.job.gpus % (static_cast<int64_t>(tp) * pp) != 0)
     return Reason::GpusDivisible;
   if (p.model.num_heads % tp != 0 || p.model.num_kv_heads % tp != 0) return Reason::TpDividesHeads;
-  if (tp > p.hardware.gpus_per_node && !p.job.allow_tp_across_nodes) return Reason::TpExceedsNode;
+  if ((tp > p.hardware.gpus_per_node || p.hardware.gpus_per_node % tp != 0) &&
+      !p.job.allow_tp_across_nodes)
+    return Reason::TpExceedsNode;  // TP groups (tp consecutive ranks) must stay inside a node
   if (pp > p.model.num_layers) return Reason::PpExceedsLayers;
   return Reason::None;
 }

@@ -33,7 +33,8 @@ enum class Reason {
   None = -1,
   GpusDivisible = 0,        // tp*pp does not divide the GPU count
   TpDividesHeads,           // tp does not divide attention heads and key/value heads
-  TpExceedsNode,            // tp > gpus_per_node without --allow-tp-across-nodes
+  TpExceedsNode,            // tp > gpus_per_node, or tp not dividing it (TP groups would straddle
+                            // nodes), without --allow-tp-across-nodes
   PpExceedsLayers,          // pp*v > num_layers
   SequenceParallelNeedsTp,  // sequence parallelism asked for with tp == 1
   Batch,                    // global batch not divisible by dp*micro_batch

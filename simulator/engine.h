@@ -26,6 +26,11 @@ namespace meshplan {
 /// Errors: check_schedule's defects, or "deadlock" with the cycle of waiting ranks.
 Result<SimResult> simulate_schedule(const SimInput& in, const std::string& file = "schedule");
 
+struct Program;
+/// The event loop alone on an already checked and compiled program (compile_program); for
+/// benchmarks that time the loop separately from checking and compiling.
+Result<SimResult> simulate_program(const Program& p, bool record_spans, const std::string& file = "schedule");
+
 /// The same semantics computed by plain repeated sweeps over the lanes (no event queue); used by
 /// tests to check the engine. Slower (quadratic in the worst case); same results.
 Result<SimResult> simulate_reference(const SimInput& in, const std::string& file = "schedule");

@@ -21,6 +21,12 @@ class EventQueue {
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
 
+  /// The next event (queue not empty).
+  const Event& top() const {
+    assert(!heap_.empty());
+    return heap_.front();
+  }
+
   void push(Nanoseconds time_ns, int32_t lane) {
     heap_.push_back(Event{time_ns, next_sequence_++, lane});
     sift_up(heap_.size() - 1);

@@ -17,8 +17,12 @@ World::World(const Program& prog, bool record_spans) : p(prog), spans_(record_sp
   colls.resize(p.pp);
   dp_busy.resize(p.pp);
   dp_free_ns.assign(p.pp, 0);
-  // Next gathered op after each op (for the cross-op prefetch), filled backwards per lane.
-  for (int l = 0; l < p.lanes; ++l) {
+  // Next gathered op after each op (for the cross-op prefetch), filled backwards per lane; only
+  // ZeRO-3 programs have gathered ops.
+  bool gathers = false;
+  for (Nanoseconds g : p.gather_ns) gathers = gathers || g > 0;
+  next_gathered.resize(p.lanes);
+  for (int l = 0; gathers && l < p.lanes; ++l) {
     const auto& ops = p.ops[l];
     std::vector<int> next(ops.size(), -1);
     int after = -1;
@@ -26,12 +30,15 @@ World::World(const Program& prog, bool record_spans) : p(prog), spans_(record_sp
       next[i] = after;
       if (ops[i].pieces > 1) after = i;
     }
-    next_gathered.push_back(std::move(next));
+    next_gathered[l] = std::move(next);
   }
   res.pp = p.pp;
   res.virtual_stages = p.v;
   res.replicas = p.replicas;
   res.lanes.resize(p.lanes);
+  res.chunk_activation_bytes = p.activation_bytes;
+  for (const auto& ops : p.ops)
+    for (const Op& op : ops) res.split_backward = res.split_backward || op.kind == ActionKind::BackwardWeight;
   if (spans_) {
     size_t n = 0;
     for (const auto& ops : p.ops) n += ops.size();
@@ -106,7 +113,7 @@ Nanoseconds World::stretch(int lane, Nanoseconds start, Nanoseconds dur) const {
 
 void World::reduce_bucket(int lane, const Op& op, int bucket, Nanoseconds ready, std::vector<Wake>& wake) {
   const int buckets = op.pieces > 1 ? op.pieces / op.passes : p.layers[op.model_chunk];
-  issue(lane, ready, share_ns(op.reduce_ns, bucket, buckets), ActionKind::ReduceGrads, op.chunk, op.micro_batch, wake);
+  issue(lane, ready, share_ns(p.reduce_ns(op), bucket, buckets), ActionKind::ReduceGrads, op.chunk, op.micro_batch, wake);
 }
 
 Step World::compute(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& wake) {
@@ -116,12 +123,12 @@ Step World::compute(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& 
   // ZeRO-2/3 layer buckets, ready as this op produces each layer's gradients (nothing else can
   // reach this lane's DP stream before the op ends, so issuing them now keeps the stream's order).
   const int buckets = p.layers[op.model_chunk];
-  if (op.reduce_ns > 0)
+  if (p.reduce_ns(op) > 0)
     for (int b = 0; b < buckets; ++b) reduce_bucket(lane, op, b, bucket_ready_ns(now, op.dur_ns, b, buckets), wake);
   const Nanoseconds dur = op.dur_ns + stretch(lane, now, op.dur_ns);
   const Nanoseconds end = now + dur;
   s.stats.compute_ns += dur;
-  s.stats.tp_comm_ns += op.tp_ns;
+  s.stats.tp_comm_ns += p.tp_ns(op);
   span(lane, Stream::Compute, op.kind, op.micro_batch, op.chunk, now, end);
   end_op(s, op, end);
   return Step{Step::Yield, end};
@@ -146,7 +153,7 @@ Step World::compute_piece(int lane, const Op& op, Nanoseconds now, std::vector<W
   s.stats.gather_wait_ns += waited;
   if (s.piece == 0) begin_op(s, op, now);
   // The layer whose last pass just ended hands its gradient bucket to the DP stream.
-  if (op.reduce_ns > 0 && s.piece > 0 && s.piece % op.passes == 0)
+  if (p.reduce_ns(op) > 0 && s.piece > 0 && s.piece % op.passes == 0)
     reduce_bucket(lane, op, s.piece / op.passes - 1, now, wake);
   int32_t next = -1;
   if (s.piece + 1 < op.pieces) {
@@ -162,11 +169,11 @@ Step World::compute_piece(int lane, const Op& op, Nanoseconds now, std::vector<W
   const Nanoseconds dur = base + stretch(lane, now, base);
   const Nanoseconds end = now + dur;
   s.stats.compute_ns += dur;
-  s.stats.tp_comm_ns += share_ns(op.tp_ns, s.piece, op.pieces);
+  s.stats.tp_comm_ns += share_ns(p.tp_ns(op), s.piece, op.pieces);
   span(lane, Stream::Compute, op.kind, op.micro_batch, op.chunk, now, end, s.piece);
   s.piece_coll = next;
   if (++s.piece == op.pieces) {
-    if (op.reduce_ns > 0) reduce_bucket(lane, op, op.pieces / op.passes - 1, end, wake);
+    if (p.reduce_ns(op) > 0) reduce_bucket(lane, op, op.pieces / op.passes - 1, end, wake);
     s.piece = 0;
     end_op(s, op, end);
   }

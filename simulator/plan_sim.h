@@ -32,7 +32,7 @@ Result<PlanSimulation> simulate_plan(const Problem& p, const ParallelConfig& cfg
                                      const Schedule* custom = nullptr,
                                      const std::string& schedule_file = "schedule");
 
-/// The schedule alone with equal unit stages (F 1 ms, B 2 ms per stage) and free communication:
+/// The schedule alone with equal unit chunks (F 1 ms, B 2 ms per model chunk), free communication:
 /// for hand-written schedule files given without a plan. Same checks minus memory and estimate.
 Result<PlanSimulation> simulate_unit_schedule(const Schedule& s, const SimOptions& o,
                                               const std::string& schedule_file);

@@ -37,21 +37,17 @@ Op compile_op(const SimInput& in, const Program& p, int rep, int r, const Action
   switch (a.kind) {
     case ActionKind::Forward:
       op.dur_ns = scaled(ct.forward_ns, slow);
-      op.tp_ns = ct.tp_forward_ns;
       op.pieces = static_cast<int16_t>(ct.gather_ns > 0 ? ct.layers : 1);
       break;
     case ActionKind::Backward:
       op.dur_ns = scaled(ct.backward_ns, slow);
-      op.tp_ns = ct.tp_backward_ns;
-      op.passes = static_cast<int16_t>(ct.gather_ns > 0 ? ct.backward_gather_passes : 1);
+      op.passes = static_cast<int8_t>(ct.gather_ns > 0 ? ct.backward_gather_passes : 1);
       op.pieces = static_cast<int16_t>(ct.gather_ns > 0 ? ct.layers * ct.backward_gather_passes : 1);
       op.releases = !split;
-      op.reduce_ns = split ? 0 : ct.reduce_per_micro_batch_ns;
       break;
     case ActionKind::BackwardWeight:
       op.dur_ns = scaled(ct.weight_ns, slow);
       op.releases = true;
-      op.reduce_ns = ct.reduce_per_micro_batch_ns;
       break;
     case ActionKind::SendForward:
       op.slot = mailbox_slot(p, rep, true, g + 1, a.micro_batch);
@@ -96,6 +92,9 @@ Program compile_program(const SimInput& in) {
     p.gather_ns.push_back(ct.gather_ns);
     p.layers.push_back(ct.layers < 1 ? 1 : ct.layers);
     p.activation_bytes.push_back(ct.activation_bytes);
+    p.tp_forward_ns.push_back(ct.tp_forward_ns);
+    p.tp_backward_ns.push_back(ct.tp_backward_ns);
+    p.reduce_mb_ns.push_back(ct.reduce_per_micro_batch_ns);
   }
   p.overlap_slowdown = in.overlap_slowdown;
   p.after_gather_ns.assign(p.pp, 0);

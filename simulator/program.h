@@ -8,21 +8,19 @@
 
 namespace meshplan {
 
-struct Op {
+struct Op {  // 32 bytes: the event loop streams through these
   Nanoseconds dur_ns = 0;     // F/B/W: compute (slowdown applied); SF/SB: transfer; R: whole
                               // reduction; O: optimizer
-  Nanoseconds tp_ns = 0;      // TP communication inside a compute op
   int32_t slot = -1;          // RF/RB: mailbox slot read; SF/SB: slot written
   int32_t peer_lane = -1;     // SF/SB: the receiving lane
   int32_t micro_batch = -1;
+  ActionKind kind = ActionKind::Forward;
   int16_t chunk = 0;          // local chunk
   int16_t model_chunk = 0;
   int16_t pieces = 1;         // ZeRO-3: one piece per layer and gather pass, each after its gather
-  int16_t passes = 1;         // gather passes per layer (pieces = layers * passes)
-  Nanoseconds reduce_ns = 0;  // releasing op, ZeRO-2/3: per-micro-batch reduce-scatter (layer buckets)
-  ActionKind kind = ActionKind::Forward;
+  int8_t passes = 1;          // gather passes per layer (pieces = layers * passes)
   bool releases = false;      // last backward piece of its micro-batch: frees the stash, and its
-                              // gradients feed this chunk's R
+                              // gradients feed this chunk's R (and, ZeRO-2/3, its reduce-scatter)
 };
 
 struct Program {
@@ -36,6 +34,15 @@ struct Program {
   std::vector<Nanoseconds> gather_ns;         // per model chunk: one ZeRO-3 gather (0 = none)
   std::vector<int> layers;                    // per model chunk (gradient buckets)
   std::vector<double> activation_bytes;       // per model chunk
+  std::vector<Nanoseconds> tp_forward_ns;     // per model chunk: TP communication inside F
+  std::vector<Nanoseconds> tp_backward_ns;    // per model chunk: TP communication inside B
+  std::vector<Nanoseconds> reduce_mb_ns;      // per model chunk: ZeRO-2/3 per-micro-batch reduce-scatter
+  /// TP communication inside a compute op; the per-micro-batch reduce-scatter a releasing op issues.
+  Nanoseconds tp_ns(const Op& op) const {
+    return op.kind == ActionKind::Forward ? tp_forward_ns[op.model_chunk]
+           : op.kind == ActionKind::Backward ? tp_backward_ns[op.model_chunk] : 0;
+  }
+  Nanoseconds reduce_ns(const Op& op) const { return op.releases ? reduce_mb_ns[op.model_chunk] : 0; }
   std::vector<Nanoseconds> after_gather_ns;   // per rank
   double overlap_slowdown = 0;
   int rank_of(int lane) const { return lane % pp; }

@@ -86,6 +86,8 @@ struct SimResult {
   int64_t actions = 0;             // schedule actions executed, all lanes
   std::vector<LaneStats> lanes;    // replicas * pp
   std::vector<Span> spans;         // empty unless record_spans
+  std::vector<double> chunk_activation_bytes;  // per model chunk (for memory-over-time tracks)
+  bool split_backward = false;     // W actions release the stash (else B)
 };
 
 }  // namespace meshplan

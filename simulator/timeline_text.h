@@ -11,7 +11,8 @@ namespace meshplan {
 /// Trace-event JSON ({"traceEvents": [...]}): one process ("pid") per simulated GPU named
 /// "rank r" (or "replica q rank r"), one thread ("tid") per stream (0 compute, 1 p2p, 2 dp) with
 /// metadata events naming both, and one "X" (complete) event per span with "ts"/"dur" in
-/// microseconds (ns precision). `title` goes to "otherData". Deterministic.
+/// microseconds (ns precision), plus a counter track ("C") per GPU with its stashed activation GB
+/// over time. `title` goes to "otherData". Deterministic.
 std::string trace_json(const SimResult& r, const std::string& title);
 
 /// Gantt chart: one row per simulated GPU (compute bar, and a thin communication bar under it),

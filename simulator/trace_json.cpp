@@ -1,6 +1,10 @@
 // trace_json: Chrome / Perfetto trace-event JSON written by hand (the simulator uses no JSON library).
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "simulator/analysis.h"
 #include "simulator/timeline_text.h"
@@ -59,6 +63,45 @@ void metadata(std::string& out, const char* what, int pid, int tid, const std::s
          ",\"args\":{\"name\":\"" + escape(name) + "\"}},\n";
 }
 
+// Stashed activations per lane over time: + at each forward's start, - at the end of the op that
+// releases it (B, or W when the backward is split; the end of its last ZeRO-3 piece), as the
+// engine counts them.
+void activation_counters(std::string& out, const SimResult& r) {
+  const ActionKind release = r.split_backward ? ActionKind::BackwardWeight : ActionKind::Backward;
+  std::vector<std::vector<std::pair<Nanoseconds, double>>> ev(r.lanes.size());
+  std::map<std::tuple<int, int, int>, Nanoseconds> release_end;  // (lane, chunk, mb) -> last piece end
+  for (const Span& s : r.spans) {
+    if (s.stream != Stream::Compute) continue;
+    if (s.kind == ActionKind::Forward && s.piece == 0)
+      ev[s.lane].push_back({s.start_ns, r.chunk_activation_bytes[s.chunk * r.pp + s.lane % r.pp]});
+    if (s.kind == release) {
+      Nanoseconds& e = release_end[{s.lane, s.chunk, s.micro_batch}];
+      e = std::max(e, s.end_ns);
+    }
+  }
+  for (const auto& [key, end] : release_end) {
+    const auto [lane, chunk, mb] = key;
+    (void)mb;
+    ev[lane].push_back({end, -r.chunk_activation_bytes[chunk * r.pp + lane % r.pp]});
+  }
+  for (size_t lane = 0; lane < ev.size(); ++lane) {
+    auto& e = ev[lane];
+    // At equal times a release comes first: the engine frees a stash before the next forward starts.
+    std::stable_sort(e.begin(), e.end(), [](const auto& a, const auto& b) {
+      return a.first < b.first || (a.first == b.first && a.second < 0 && b.second >= 0);
+    });
+    double live = 0;
+    for (const auto& [t, d] : e) {
+      live += d;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6f", std::max(0.0, live) / 1e9);
+      out += "{\"name\":\"activations (GB)\",\"ph\":\"C\",\"pid\":" + std::to_string(lane) + ",\"ts\":";
+      append_us(out, t);
+      out += ",\"args\":{\"stashed\":" + std::string(buf) + "}},\n";
+    }
+  }
+}
+
 }  // namespace
 
 std::string trace_json(const SimResult& r, const std::string& title) {
@@ -80,6 +123,7 @@ std::string trace_json(const SimResult& r, const std::string& title) {
            ",\"args\":{\"micro_batch\":" + std::to_string(s.micro_batch) + ",\"chunk\":" + std::to_string(s.chunk) +
            "}},\n";
   }
+  activation_counters(out, r);
   out += "{\"name\":\"step end\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":";
   append_us(out, r.step_ns);
   out += "}\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"schema\":\"meshplan.trace/1\",\"title\":\"" +

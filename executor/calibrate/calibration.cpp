@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
 #include <fstream>
 #include <sstream>
@@ -87,11 +88,13 @@ CalibrationResult run_calibration(Backend& backend, Communicator& world, const C
                           phase(o.progress, 0.0, 0.35));
   if (o.progress) o.progress(0.35, "memory bandwidth");
   r.memory = run_memory_probe(backend, world, o.memory_bytes, o.gemm_target_s * 4);
+  if (o.progress) o.progress(0.38, "element-wise kernels");
+  r.elementwise = run_elementwise_probe(backend, world, o.memory_bytes, o.gemm_target_s * 4);
   r.collectives = run_collective_probe(world, o.sweep, phase(o.progress, 0.4, 1.0));
   if (o.progress) o.progress(1.0, "fitting");
   for (const auto& m : r.gemm) r.all_verified = r.all_verified && m.verified;
   for (const auto& m : r.collectives) r.all_verified = r.all_verified && m.verified;
-  r.all_verified = r.all_verified && r.memory.verified;
+  r.all_verified = r.all_verified && r.memory.verified && r.elementwise.verified;
   fit_all(r);
   return r;
 }
@@ -112,7 +115,7 @@ HardwareProfile calibrated_profile(const CalibrationResult& r, const std::string
   hw.reserved_memory_bytes = 0;
   hw.peak_flops["fp32"] = r.peak_flops;
   hw.hbm_bytes_per_s = r.memory.bytes_per_s;
-  hw.hbm_efficiency = 1.0;
+  hw.hbm_efficiency = std::min(1.0, r.elementwise.bytes_per_s / r.memory.bytes_per_s);
   hw.gemm_efficiency = r.gemm_curve;
   hw.other_memory_bytes = 0;
   hw.gpus_per_node = r.ranks_per_node;

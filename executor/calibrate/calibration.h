@@ -9,6 +9,7 @@
 #include "costmodel/fit.h"
 #include "executor/backend.h"
 #include "executor/calibrate/collective_probe.h"
+#include "executor/calibrate/elementwise_probe.h"
 #include "executor/calibrate/gemm_probe.h"
 #include "executor/calibrate/memory_probe.h"
 
@@ -30,6 +31,7 @@ struct CalibrationResult {
   double host_memory_bytes = 0;       // /proc/meminfo MemTotal
   std::vector<GemmMeasurement> gemm;
   BandwidthMeasurement memory;
+  ElementwiseMeasurement elementwise;
   std::vector<CollectiveMeasurement> collectives;
   // Fits.
   double peak_flops = 0;              // best achieved GEMM rate (fp32)
@@ -44,7 +46,7 @@ struct CalibrationResult {
 CalibrationResult run_calibration(Backend& backend, Communicator& world, const CalibrationOptions& o);
 
 /// The profile plan/estimate/simulate read (core/io schema): fp32 peak and GEMM curve, axpy
-/// bandwidth (efficiency 1: it is what was achieved), alpha-beta links of the fit (one node: the
+/// bandwidth with hbm_efficiency = element-wise kernels' bytes/s over it (at most 1), alpha-beta links of the fit (one node: the
 /// inter-node link repeats the intra-node fit), memory = host memory / ranks per node.
 HardwareProfile calibrated_profile(const CalibrationResult& r, const std::string& name,
                                    const std::string& date, const std::string& tool_version);

@@ -95,13 +95,16 @@ std::vector<CollectiveMeasurement> run_collective_probe(Communicator& group, con
   std::vector<CollectiveMeasurement> out;
   const Collective ops[] = {Collective::AllReduceRing, Collective::AllGather, Collective::ReduceScatter,
                             Collective::PointToPoint};
-  const int sizes = 1 + static_cast<int>(std::floor(std::log(sweep.max_bytes / sweep.min_bytes) / std::log(sweep.size_factor) + 1e-9));
+  // min, min*f, min*f^2, ... and max_bytes itself when the progression steps over it.
+  std::vector<double> sizes;
+  for (double b = sweep.min_bytes; b <= sweep.max_bytes * (1 + 1e-9); b *= sweep.size_factor) sizes.push_back(b);
+  if (sizes.empty() || sizes.back() < sweep.max_bytes * (1 - 1e-9)) sizes.push_back(sweep.max_bytes);
+  const double total = 4.0 * static_cast<double>(sizes.size());
   const double start = probe_now_s();
   for (int k = 0; k < 4; ++k) {
-    double bytes = sweep.min_bytes;
-    for (int s = 0; s < sizes; ++s, bytes *= sweep.size_factor) {
-      if (progress) progress((k * sizes + s) / (4.0 * sizes), std::string(to_string(ops[k])) + " " + std::to_string(static_cast<int64_t>(bytes)) + " B");
-      CollectiveMeasurement m = measure(group, ops[k], bytes, sweep.target_s);
+    for (size_t s = 0; s < sizes.size(); ++s) {
+      if (progress) progress((k * sizes.size() + s) / total, std::string(to_string(ops[k])) + " " + std::to_string(static_cast<int64_t>(sizes[s])) + " B");
+      CollectiveMeasurement m = measure(group, ops[k], sizes[s], sweep.target_s);
       out.push_back(m);
       // Every rank sees the same (max-reduced) time, so every rank stops at the same size.
       float elapsed = static_cast<float>(probe_now_s() - start);

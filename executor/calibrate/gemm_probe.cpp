@@ -59,15 +59,29 @@ std::vector<GemmMeasurement> run_gemm_probe(Backend& backend, Communicator& grou
     std::vector<float> a(static_cast<size_t>(s.M * s.K)), b(static_cast<size_t>(s.N * s.K)), c(static_cast<size_t>(s.M * s.N));
     for (size_t i = 0; i < a.size(); ++i) a[i] = pseudo_random(i);
     for (size_t i = 0; i < b.size(); ++i) b[i] = pseudo_random(i + a.size());
+    // The three layouts a linear layer uses, same flops: forward y = x W^T (NT), input gradient
+    // dx = dy W (NN), weight gradient dW = dy^T x (TN); the shape's time is their mean.
     Tensor ta(backend, DType::F32, {s.M, s.K}), tb(backend, DType::F32, {s.N, s.K}), tc(backend, DType::F32, {s.M, s.N});
     backend.copy_from_host(ta.data(), a.data(), ta.bytes());
     backend.copy_from_host(tb.data(), b.data(), tb.bytes());
+    Tensor tn(backend, DType::F32, {s.M, s.N}), tk(backend, DType::F32, {s.K, s.N});  // NN: (M,K)x(K,N); TN: (K,M)^T x (K,N)
+    backend.fill(tn.f32(), 0.0f, tn.numel());
+    backend.fill(tk.f32(), 0.0f, tk.numel());
     group.barrier();  // every rank computes at the same time
-    auto call = [&] {
+    auto nt = [&] {
       backend.gemm(false, true, s.M, s.N, s.K, 1.0f, ta.f32(), tb.f32(), 0.0f, tc.f32());
       backend.synchronize();
     };
-    float t = static_cast<float>(time_local_call(call, target_s, 200));
+    auto nn = [&] {
+      backend.gemm(false, false, s.M, s.N, s.K, 1.0f, ta.f32(), tk.f32(), 0.0f, tn.f32());
+      backend.synchronize();
+    };
+    auto tn_call = [&] {
+      backend.gemm(true, false, s.M, s.N, s.K, 1.0f, ta.f32(), tn.f32(), 0.0f, tc.f32());
+      backend.synchronize();
+    };
+    float t = static_cast<float>((time_local_call(nn, target_s, 200) + time_local_call(tn_call, target_s, 200)) / 3.0);
+    t += static_cast<float>(time_local_call(nt, target_s, 200) / 3.0);  // last: tc holds x W^T
     // Median over ranks: gather every rank's time.
     std::vector<float> all(static_cast<size_t>(group.size()));
     group.all_gather(&t, all.data(), 1);

@@ -1,5 +1,5 @@
-// GEMM probe: times Backend::gemm over a sweep of sizes (the layout the model uses, y = x W^T) on
-// every rank at once, and checks each product against a double-precision reference.
+// GEMM probe: times Backend::gemm over a sweep of sizes in the three layouts a linear layer uses,
+// on every rank at once, and checks each product against a double-precision reference.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,6 +24,8 @@ struct GemmMeasurement {
 };
 
 /// Square shapes n = 16 .. max_n (factor ~1.5), plus two tall-skinny model-like shapes per n.
+/// Each shape is timed in the three layouts of a linear layer (y = x W^T, dx = dy W, dW = dy^T x)
+/// and its time is their mean; the NT product (y = x W^T) is the one verified.
 std::vector<GemmShape> default_gemm_shapes(int64_t max_n);
 
 /// Runs the sweep; every rank of `group` measures at the same time (like a training step, where

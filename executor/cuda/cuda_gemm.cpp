@@ -6,7 +6,9 @@
 // copies of A and B and cuBLASLt multiplies bf16 x bf16 -> fp32 (the plain twin of Bf16); Tf32;
 // Fp32 (exact fp32, for tight tests).
 #include <cassert>
-#include <cstring>
+#include <cstdint>
+#include <memory>
+#include <string>
 
 #include "executor/cuda/cuda_backend.h"
 #include "executor/cuda/cuda_check.h"

@@ -167,7 +167,9 @@ Result<TrainResult> train(const Problem& problem, const ParallelConfig& cfg, Pro
   auto schedule = build_schedule(cfg.schedule, cfg.pp, std::max(1, cfg.virtual_stages), static_cast<int>(cfg.num_micro_batches));
   if (!schedule) return schedule.error();
   auto data = open_source(problem, options, where);
-  if (!data) return data.error();
+  // Every rank reads the data itself: agree, so that one rank's failure stops all of them.
+  auto opened = agree(*groups.world, data ? Result<bool>(true) : Result<bool>(data.error()));
+  if (!opened) return opened.error();
   RankRun run{problem, cfg, groups, backend, options, std::move(data).value(), std::move(schedule).value(), {}, {}};
   build_chunks(run);
 

@@ -99,7 +99,7 @@ TEST_CASE("simulate --graph refuses big plans with a one-line error") {
                        {"--graph", "too big", "--dot"});
 }
 
-TEST_CASE("simulate --slow-rank shows the straggler; bad values are exit 2") {
+TEST_CASE("simulate --slow-rank shows the straggler, bad values are exit 2") {
   CliResult base = run_cli(kPlan + " --format json");
   CliResult slow = run_cli(kPlan + " --slow-rank 1=1.3 --format json");
   INFO(slow.err);
@@ -111,7 +111,7 @@ TEST_CASE("simulate --slow-rank shows the straggler; bad values are exit 2") {
   check_one_line_error(run_cli(kPlan + " --slow-rank one"), {"--slow-rank", "RANK=FACTOR"});
 }
 
-TEST_CASE("simulate goodput: Young/Daly for the job's GPUs; the checkpoint cost is required") {
+TEST_CASE("simulate goodput: Young/Daly for the job GPUs, the checkpoint cost is required") {
   CliResult r = run_cli(kPlan + " --gpu-mtbf-hours 8000 --checkpoint-s 60 --format json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);

@@ -71,3 +71,10 @@ TEST_CASE("dist: tp2 pp2 dp2 ZeRO-3 selective recompute sequence parallel equals
 }
 
 TEST_CASE("dist: dp8 without overlap equals one rank") { check_equivalent("dp8-no-overlap", "--no-dp-overlap"); }
+
+TEST_CASE("dist: pp4 dp2 ZB-H1 equals one rank") { check_equivalent("pp4dp2-zbh1", "--pp 4 --schedule zb-h1"); }
+
+TEST_CASE("dist: tp2 pp2 dp2 interleaved ZeRO-2 selective recompute equals one rank") {
+  check_equivalent("tp2pp2dp2-interleaved-zero2",
+                   "--tp 2 --pp 2 --schedule interleaved --virtual-stages 2 --zero 2 --recompute selective");
+}

@@ -66,6 +66,12 @@ TEST_CASE("the default domains follow the rules of the issue") {
   CHECK(check_layout(g, 16, 1) == Reason::TpExceedsNode);
   CHECK(check_layout(g, 128, 1) == Reason::TpDividesHeads);
   CHECK(check_layout(g, 3, 1) == Reason::GpusDivisible);
+  Problem h = problem("gpt3-175b", "a100-80gb-sxm", 96, 96, 2048);  // 96 heads, 8 GPUs per node
+  CHECK(check_layout(h, 6, 1) == Reason::TpExceedsNode);  // groups of 6 would straddle nodes
+  CHECK(!validate_config(h, [] { ParallelConfig c; c.tp = 6; c.dp = 16; c.micro_batch_size = 1;
+                                 c.num_micro_batches = 6; return c; }(), "t").empty());
+  h.job.allow_tp_across_nodes = true;
+  CHECK(check_layout(h, 6, 1) == Reason::None);
   g.job.allow_tp_across_nodes = true;
   CHECK(check_layout(g, 16, 1) == Reason::None);
 }

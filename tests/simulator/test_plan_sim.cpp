@@ -104,7 +104,7 @@ TEST_CASE("the 1T plan (TP=8 PP=64 DP=6, 512 micro-batches) simulates close to i
   CHECK(ps->summary.stages[0].peak_in_flight == 64);
 }
 
-TEST_CASE("ideal network: the plan's bubble is its uneven stages only; ZeRO-3 and p2p waits vanish") {
+TEST_CASE("ideal network: the plan bubble is its uneven stages only, ZeRO-3 and p2p waits vanish") {
   const Problem p = problem("llama-2-7b", 32, 128);
   const ParallelConfig c = config(p, 2, 4, 3, ScheduleKind::OneFOneB, 1);
   SimOptions o;
@@ -156,6 +156,7 @@ TEST_CASE("trace JSON is valid trace-event JSON: processes per rank, threads per
   std::set<int> named_pids, used_pids;
   std::set<std::pair<int, int>> named_threads, used_threads;
   int complete = 0;
+  std::vector<double> peak_gb(ps.result.lanes.size(), 0.0);
   for (const auto& e : j["traceEvents"]) {
     REQUIRE(e.contains("name"));
     REQUIRE(e.contains("ph"));
@@ -173,12 +174,18 @@ TEST_CASE("trace JSON is valid trace-event JSON: processes per rank, threads per
       CHECK(e["ts"].get<double>() + e["dur"].get<double>() <= ps.summary.step_s * 1e6 + 1e-3);
       used_pids.insert(e["pid"].get<int>());
       used_threads.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+    } else if (ph == "C") {
+      double& p = peak_gb[e["pid"].get<int>()];
+      p = std::max(p, e["args"]["stashed"].get<double>());
     }
   }
   CHECK(complete == static_cast<int>(ps.result.spans.size()));
   CHECK(used_pids.size() == 4);
   for (int pid : used_pids) CHECK(named_pids.count(pid) == 1);
   for (const auto& t : used_threads) CHECK(named_threads.count(t) == 1);
+  // The memory counter track peaks where the engine's stash accounting does.
+  for (size_t l = 0; l < peak_gb.size(); ++l)
+    CHECK(peak_gb[l] == Approx(ps.result.lanes[l].peak_activation_bytes / 1e9).margin(1e-6));
 }
 
 static int run_python(const std::string& script, const std::string& arg) {

@@ -1,0 +1,271 @@
+// CUDA backend kernels against the CPU backend on the same random inputs, forward and backward:
+// elementwise ops, reductions, GEMM (every transpose, fp32 and bf16/tf32 modes), embedding,
+// RMSNorm, rotary, SwiGLU, cross-entropy pieces, AdamW, memory accounting. Skipped without a GPU.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "test_cuda_util.h"
+
+using namespace meshplan::exec;
+using namespace cuda_test;
+using exec_test::randn;
+using exec_test::rand_tokens;
+using exec_test::rel_error;
+
+TEST_CASE("cuda elementwise ops match the CPU", "[cuda][kernels]") {
+  auto gpu = cuda_backend();
+  auto cpu = cpu_reference();
+  const int64_t n = 100003;  // not a multiple of any block size
+  const auto a = randn(n, 1), b = randn(n, 2);
+  Tensor ga = upload(*gpu, a), gb = upload(*gpu, b), gout(*gpu, DType::F32, {n});
+  Tensor ca = upload(*cpu, a), cb = upload(*cpu, b), cout(*cpu, DType::F32, {n});
+  for (Backend* be : {gpu.get(), cpu.get()}) {
+    const bool g = be == gpu.get();
+    float* x = g ? ga.f32() : ca.f32();
+    const float* y = g ? gb.f32() : cb.f32();
+    float* o = g ? gout.f32() : cout.f32();
+    be->add(o, x, y, n);
+    be->axpy(o, -0.5f, y, n);
+    be->scale(o, 3.0f, n);
+    be->fill(x, 0.25f, 17);
+  }
+  // nvcc may fuse y + a x into one FMA (one rounding instead of two): not bit-identical.
+  CHECK(rel_error(download(*gpu, gout), download(*cpu, cout)) < 1e-6);
+  CHECK(identical(download(*gpu, ga), download(*cpu, ca)));  // fill and untouched values
+}
+
+TEST_CASE("cuda sums are double precision and deterministic", "[cuda][kernels]") {
+  auto gpu = cuda_backend();
+  auto cpu = cpu_reference();
+  for (int64_t n : {int64_t{1}, int64_t{255}, int64_t{1000003}}) {
+    const auto x = randn(n, 3 + n);
+    Tensor g = upload(*gpu, x), c = upload(*cpu, x);
+    const double s1 = gpu->sum_squares(g.f32(), n), s2 = gpu->sum_squares(g.f32(), n);
+    CHECK(s1 == s2);  // the same tree every call
+    CHECK(s1 == Approx(cpu->sum_squares(c.f32(), n)).epsilon(1e-12));
+    CHECK(gpu->sum(g.f32(), n) == Approx(cpu->sum(c.f32(), n)).epsilon(1e-9).margin(1e-9));
+  }
+  CHECK(gpu->sum(nullptr, 0) == 0.0);
+}
+
+namespace {
+// |C_gpu - C_ref| <= bound * sum_k |op(A)_ik op(B)_kj| + 1e-6 |C_ref| elementwise (bf16 / tf32
+// rounding of the inputs: about 2 u_in of each product).
+double gemm_violation(const std::vector<float>& got, const std::vector<float>& ref,
+                      const std::vector<float>& A, const std::vector<float>& B, bool ta, bool tb,
+                      int64_t M, int64_t N, int64_t K, double bound) {
+  double worst = 0;
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) {
+      double abs_sum = 0;
+      for (int64_t p = 0; p < K; ++p) {
+        const float a = ta ? A[p * M + i] : A[i * K + p];
+        const float b = tb ? B[j * K + p] : B[p * N + j];
+        abs_sum += std::fabs(static_cast<double>(a) * b);
+      }
+      const double err = std::fabs(static_cast<double>(got[i * N + j]) - ref[i * N + j]);
+      worst = std::max(worst, err / (bound * abs_sum + 1e-6 * std::fabs(ref[i * N + j]) + 1e-30));
+    }
+  }
+  return worst;  // <= 1 passes
+}
+
+struct GemmCase {
+  bool ta, tb;
+  int64_t M, N, K;
+  float alpha, beta;
+};
+
+void check_gemm(GemmPrecision prec, double bound, int offset_floats) {
+  auto gpu = cuda_backend(prec);
+  auto cpu = cpu_reference();
+  for (GemmCase c : {GemmCase{false, false, 33, 65, 17, 1.0f, 0.0f}, GemmCase{false, true, 64, 48, 96, 1.0f, 1.0f},
+                     GemmCase{true, false, 7, 129, 31, 0.5f, 0.0f}, GemmCase{true, true, 128, 64, 64, -1.0f, 2.0f},
+                     GemmCase{false, true, 1, 300, 257, 1.0f, 0.0f}}) {
+    INFO("ta=" << c.ta << " tb=" << c.tb << " M=" << c.M << " N=" << c.N << " K=" << c.K << " precision "
+               << to_string(prec) << " offset " << offset_floats);
+    const auto A = randn(c.M * c.K, 11), B = randn(c.K * c.N, 12), C0 = randn(c.M * c.N, 13);
+    // Offsets into larger buffers: the model passes pointers into flat parameter buffers.
+    auto padded = [&](const std::vector<float>& v) {
+      std::vector<float> p(offset_floats, 0.0f);
+      p.insert(p.end(), v.begin(), v.end());
+      return p;
+    };
+    Tensor gA = upload(*gpu, padded(A)), gB = upload(*gpu, padded(B)), gC = upload(*gpu, padded(C0));
+    Tensor cA = upload(*cpu, A), cB = upload(*cpu, B), cC = upload(*cpu, C0);
+    gpu->gemm(c.ta, c.tb, c.M, c.N, c.K, c.alpha, gA.f32() + offset_floats, gB.f32() + offset_floats, c.beta,
+              gC.f32() + offset_floats);
+    cpu->gemm(c.ta, c.tb, c.M, c.N, c.K, c.alpha, cA.f32(), cB.f32(), c.beta, cC.f32());
+    const auto got = download(*gpu, gC.f32() + offset_floats, c.M * c.N);
+    const auto ref = download(*cpu, cC);
+    std::vector<float> As = A;
+    for (float& a : As) a *= std::fabs(c.alpha);
+    CHECK(gemm_violation(got, ref, As, B, c.ta, c.tb, c.M, c.N, c.K, bound) <= 1.0);
+  }
+}
+}  // namespace
+
+TEST_CASE("cuda GEMM fp32 matches the CPU for every transpose", "[cuda][kernels][gemm]") {
+  // fp32 accumulation over K <= 257 terms: far below 1e-5 of sum |a b| (worst case K u = 1.5e-5).
+  check_gemm(GemmPrecision::Fp32, 1e-5, 0);
+  check_gemm(GemmPrecision::Fp32, 1e-5, 1);  // 4-byte aligned operands
+}
+
+TEST_CASE("cuda GEMM bf16 (fast and copy) is within bf16 input rounding", "[cuda][kernels][gemm]") {
+  // bf16 has 8 significant bits: each input rounds by <= 2^-9, a product by <= ~2^-8.
+  check_gemm(GemmPrecision::Bf16, std::ldexp(1.0, -7), 0);
+  check_gemm(GemmPrecision::Bf16Copy, std::ldexp(1.0, -7), 0);
+  check_gemm(GemmPrecision::Bf16, std::ldexp(1.0, -7), 3);
+}
+
+TEST_CASE("cuda GEMM tf32 is within tf32 input rounding", "[cuda][kernels][gemm]") {
+  check_gemm(GemmPrecision::Tf32, std::ldexp(1.0, -9), 0);
+}
+
+TEST_CASE("cuda GEMM with K = 0 scales C by beta", "[cuda][kernels][gemm]") {
+  auto gpu = cuda_backend();
+  Tensor c = upload(*gpu, std::vector<float>(12, 2.0f));
+  gpu->gemm(false, false, 3, 4, 0, 1.0f, nullptr, nullptr, 0.5f, c.f32());
+  CHECK(download(*gpu, c) == std::vector<float>(12, 1.0f));
+  gpu->gemm(false, false, 3, 4, 0, 1.0f, nullptr, nullptr, 0.0f, c.f32());
+  CHECK(download(*gpu, c) == std::vector<float>(12, 0.0f));
+}
+
+TEST_CASE("cuda embedding forward and backward match the CPU bit for bit", "[cuda][kernels]") {
+  auto gpu = cuda_backend();
+  auto cpu = cpu_reference();
+  const int64_t V = 50, Vl = 20, begin = 20, N = 300, C = 37;  // shard [20, 40) of 50
+  const auto table = randn(Vl * C, 21), dout = randn(N * C, 22);
+  const auto tokens = rand_tokens(N, V, 23);
+  const auto grad0 = randn(Vl * C, 24);
+  Tensor gt = upload(*gpu, table), gtok = upload(*gpu, tokens), gdo = upload(*gpu, dout), gg = upload(*gpu, grad0);
+  Tensor ct = upload(*cpu, table), ctok = upload(*cpu, tokens), cdo = upload(*cpu, dout), cg = upload(*cpu, grad0);
+  Tensor go(*gpu, DType::F32, {N * C}), co(*cpu, DType::F32, {N * C});
+  gpu->embedding_forward(go.f32(), gtok.i32(), gt.f32(), begin, Vl, N, C);
+  cpu->embedding_forward(co.f32(), ctok.i32(), ct.f32(), begin, Vl, N, C);
+  CHECK(identical(download(*gpu, go), download(*cpu, co)));
+  gpu->embedding_backward(gg.f32(), gdo.f32(), gtok.i32(), begin, Vl, N, C);
+  cpu->embedding_backward(cg.f32(), cdo.f32(), ctok.i32(), begin, Vl, N, C);
+  CHECK(identical(download(*gpu, gg), download(*cpu, cg)));  // same order of additions
+}
+
+TEST_CASE("cuda RMSNorm forward and backward match the CPU", "[cuda][kernels]") {
+  auto gpu = cuda_backend();
+  auto cpu = cpu_reference();
+  for (auto [N, C] : {std::pair<int64_t, int64_t>{5, 7}, {300, 96}, {129, 1030}}) {
+    INFO("N=" << N << " C=" << C);
+    const auto x = randn(N * C, 31), w = randn(C, 32), dout = randn(N * C, 33);
+    const auto dx0 = randn(N * C, 34), dw0 = randn(C, 35);
+    Tensor gx = upload(*gpu, x), gw = upload(*gpu, w), gd = upload(*gpu, dout), gdx = upload(*gpu, dx0), gdw = upload(*gpu, dw0);
+    Tensor cx = upload(*cpu, x), cw = upload(*cpu, w), cd = upload(*cpu, dout), cdx = upload(*cpu, dx0), cdw = upload(*cpu, dw0);
+    Tensor go(*gpu, DType::F32, {N * C}), gr(*gpu, DType::F32, {N}), co(*cpu, DType::F32, {N * C}), cr(*cpu, DType::F32, {N});
+    gpu->rmsnorm_forward(go.f32(), gr.f32(), gx.f32(), gw.f32(), N, C, 1e-5f);
+    cpu->rmsnorm_forward(co.f32(), cr.f32(), cx.f32(), cw.f32(), N, C, 1e-5f);
+    CHECK(rel_error(download(*gpu, go), download(*cpu, co)) < 1e-6);
+    CHECK(rel_error(download(*gpu, gr), download(*cpu, cr)) < 1e-6);
+    gpu->rmsnorm_backward(gdx.f32(), gdw.f32(), gd.f32(), gx.f32(), gw.f32(), gr.f32(), N, C);
+    cpu->rmsnorm_backward(cdx.f32(), cdw.f32(), cd.f32(), cx.f32(), cw.f32(), cr.f32(), N, C);
+    CHECK(rel_error(download(*gpu, gdx), download(*cpu, cdx)) < 1e-5);
+    CHECK(rel_error(download(*gpu, gdw), download(*cpu, cdw)) < 1e-5);  // accumulated, chunked order
+  }
+}
+
+TEST_CASE("cuda rotary forward and backward match the CPU and invert each other", "[cuda][kernels]") {
+  auto gpu = cuda_backend();
+  auto cpu = cpu_reference();
+  const int64_t B = 2, T = 70, H = 3, D = 64;
+  const auto x = randn(B * T * H * D, 41, 3.0f);
+  Tensor g = upload(*gpu, x), c = upload(*cpu, x);
+  gpu->rope_forward(g.f32(), B, T, H, D, 10000.0f);
+  cpu->rope_forward(c.f32(), B, T, H, D, 10000.0f);
+  CHECK(rel_error(download(*gpu, g), download(*cpu, c)) < 1e-6);
+  gpu->rope_backward(g.f32(), B, T, H, D, 10000.0f);
+  cpu->rope_backward(c.f32(), B, T, H, D, 10000.0f);
+  CHECK(rel_error(download(*gpu, g), download(*cpu, c)) < 1e-6);
+  CHECK(rel_error(download(*gpu, g), x) < 1e-5);
+}
+
+TEST_CASE("cuda SwiGLU forward and backward match the CPU", "[cuda][kernels]") {
+  auto gpu = cuda_backend();
+  auto cpu = cpu_reference();
+  const int64_t n = 77777;
+  const auto gate = randn(n, 51, 4.0f), up = randn(n, 52), dout = randn(n, 53);
+  Tensor gg = upload(*gpu, gate), gu = upload(*gpu, up), gd = upload(*gpu, dout);
+  Tensor cg = upload(*cpu, gate), cu = upload(*cpu, up), cd = upload(*cpu, dout);
+  Tensor go(*gpu, DType::F32, {n}), gdg(*gpu, DType::F32, {n}), gdu(*gpu, DType::F32, {n});
+  Tensor co(*cpu, DType::F32, {n}), cdg(*cpu, DType::F32, {n}), cdu(*cpu, DType::F32, {n});
+  gpu->swiglu_forward(go.f32(), gg.f32(), gu.f32(), n);
+  cpu->swiglu_forward(co.f32(), cg.f32(), cu.f32(), n);
+  CHECK(rel_error(download(*gpu, go), download(*cpu, co)) < 1e-6);
+  gpu->swiglu_backward(gdg.f32(), gdu.f32(), gd.f32(), gg.f32(), gu.f32(), n);
+  cpu->swiglu_backward(cdg.f32(), cdu.f32(), cd.f32(), cg.f32(), cu.f32(), n);
+  CHECK(rel_error(download(*gpu, gdg), download(*cpu, cdg)) < 1e-6);
+  CHECK(rel_error(download(*gpu, gdu), download(*cpu, cdu)) < 1e-6);
+}
+
+TEST_CASE("cuda vocab-parallel cross-entropy pieces match the CPU", "[cuda][kernels]") {
+  auto gpu = cuda_backend();
+  auto cpu = cpu_reference();
+  const int64_t N = 65, Vl = 1001, begin = 1001;  // the second of several vocab shards
+  const auto logits = randn(N * Vl, 61, 3.0f);
+  const auto targets = rand_tokens(N, 3 * Vl, 62);  // some in this shard, most not
+  Tensor gl = upload(*gpu, logits), gt = upload(*gpu, targets), cl = upload(*cpu, logits), ct = upload(*cpu, targets);
+  auto run = [&](Backend& be, Tensor& l, Tensor& t) {
+    Tensor mx(be, DType::F32, {N}), se(be, DType::F32, {N}), tl(be, DType::F32, {N}), loss(be, DType::F32, {N});
+    be.ce_row_max(mx.f32(), l.f32(), N, Vl);
+    be.ce_row_sumexp(se.f32(), l.f32(), mx.f32(), N, Vl);
+    be.ce_target_logit(tl.f32(), l.f32(), t.i32(), begin, N, Vl);
+    be.ce_loss(loss.f32(), mx.f32(), se.f32(), tl.f32(), N);
+    be.ce_backward(l.f32(), l.f32(), mx.f32(), se.f32(), t.i32(), begin, 0.25f, N, Vl);  // in place
+    std::vector<std::vector<float>> out;
+    for (Tensor* x : {&mx, &se, &tl, &loss, &l}) out.push_back(download(be, *x));
+    return out;
+  };
+  const auto g = run(*gpu, gl, gt), c = run(*cpu, cl, ct);
+  CHECK(identical(g[0], c[0]));             // max is exact
+  CHECK(rel_error(g[1], c[1]) < 1e-6);      // sum-exp (double accumulation on both)
+  CHECK(identical(g[2], c[2]));             // a copied logit or 0
+  CHECK(rel_error(g[3], c[3]) < 1e-6);
+  CHECK(rel_error(g[4], c[4]) < 1e-6);      // dlogits
+}
+
+TEST_CASE("cuda AdamW matches the CPU", "[cuda][kernels]") {
+  auto gpu = cuda_backend();
+  auto cpu = cpu_reference();
+  const int64_t n = 4099;
+  const auto p = randn(n, 71), g = randn(n, 72), m = randn(n, 73, 0.1f);
+  auto v = randn(n, 74, 0.1f);
+  for (float& x : v) x = x * x;
+  AdamWStep s;
+  s.lr = 1e-3f;
+  s.weight_decay = 0.1f;
+  s.bias_correction1 = 1 - std::pow(0.9f, 3.0f);
+  s.bias_correction2 = 1 - std::pow(0.95f, 3.0f);
+  Tensor gp = upload(*gpu, p), gg = upload(*gpu, g), gm = upload(*gpu, m), gv = upload(*gpu, v);
+  Tensor cp = upload(*cpu, p), cg = upload(*cpu, g), cm = upload(*cpu, m), cv = upload(*cpu, v);
+  gpu->adamw(gp.f32(), gg.f32(), gm.f32(), gv.f32(), n, s);
+  cpu->adamw(cp.f32(), cg.f32(), cm.f32(), cv.f32(), n, s);
+  CHECK(rel_error(download(*gpu, gp), download(*cpu, cp)) < 1e-6);
+  CHECK(rel_error(download(*gpu, gm), download(*cpu, cm)) < 1e-6);
+  CHECK(rel_error(download(*gpu, gv), download(*cpu, cv)) < 1e-6);
+}
+
+TEST_CASE("cuda memory: tracker counts tensors, the pool reuses blocks, the device peak is sampled", "[cuda][memory]") {
+  auto gpu = cuda_backend();
+  const uint64_t held0 = gpu->memory().held_bytes();
+  {
+    Tensor a(*gpu, DType::F32, {1 << 20});
+    CHECK(gpu->memory().held_bytes() == held0 + (4u << 20));
+  }
+  CHECK(gpu->memory().held_bytes() == held0);
+  const DeviceMemoryReport before = device_memory_report(*gpu);
+  { Tensor again(*gpu, DType::F32, {1 << 20}); }  // served from the pool's cache
+  const DeviceMemoryReport after = device_memory_report(*gpu);
+  CHECK(after.is_device);
+  CHECK(after.pool_peak_reserved_bytes == before.pool_peak_reserved_bytes);
+  CHECK(after.pool_peak_in_use_bytes >= (4u << 20));
+  CHECK(after.device_peak_used_bytes >= after.pool_peak_reserved_bytes);
+  CHECK(after.device_total_bytes > after.device_peak_used_bytes);
+  CHECK_FALSE(after.device_name.empty());
+}
