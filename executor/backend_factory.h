@@ -22,7 +22,7 @@ enum class GemmPrecision {
   Bf16,      // CUBLAS_COMPUTE_32F_FAST_16BF: inputs rounded to bf16 inside cuBLAS (tensor cores)
   Bf16Copy,  // plain twin of Bf16: our kernel writes bf16 copies of A and B, bf16 x bf16 -> fp32
   Tf32,      // CUBLAS_COMPUTE_32F_FAST_TF32
-  Fp32,      // CUBLAS_COMPUTE_32F_PEDANTIC: full fp32 (tests' tight comparisons)
+  Fp32,      // CUBLAS_COMPUTE_32F on fp32 inputs: full fp32 (tests' tight comparisons)
 };
 const char* to_string(GemmPrecision p);
 

@@ -264,6 +264,7 @@ void attention_backward(cudaStream_t s, float* dq, float* dk, float* dv, const f
                         const AttentionDims& d, float* scratch) {
   if (d.B * d.T * d.NH == 0) return;
   assert(d.NKV > 0 && d.NH % d.NKV == 0 && d.D <= kMaxHeadDim);
+  check_grid_heads(d);
   const BwdArgs a{dq, dk, dv, scratch, dout, q, k, v, lse, d.T, d.NH, d.NKV, d.D,
                   1.0f / sqrtf(static_cast<float>(d.D))};
   switch (dims_per_lane(d.D)) {

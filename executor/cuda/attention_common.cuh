@@ -31,6 +31,15 @@ inline int dims_per_lane(int64_t D) {
   return D <= 32 ? 1 : D <= 64 ? 2 : D <= 128 ? 4 : 8;
 }
 
+/// The grid's y dimension is one (sequence, head) pair each: at most 65535.
+inline void check_grid_heads(const AttentionDims& d) {
+  if (d.B * d.NH > 65535) {
+    device_fail("meshplan", "attention over B * NH = " + std::to_string(d.B * d.NH) +
+                                " (sequence, head) pairs exceeds the kernels' grid (65535); use a smaller micro-batch",
+                "attention launch", __FILE__, __LINE__);
+  }
+}
+
 /// Allows `kernel` more than the default 48 KB of dynamic shared memory when it needs it.
 template <class K>
 void allow_shared_bytes(K kernel, size_t bytes) {

@@ -180,6 +180,7 @@ void attention_forward(cudaStream_t s, float* out, float* lse, float* probs, con
                        const float* k, const float* v, const AttentionDims& d) {
   if (d.B * d.T * d.NH == 0) return;
   assert(d.NKV > 0 && d.NH % d.NKV == 0 && d.D <= kMaxHeadDim);
+  check_grid_heads(d);
   const FwdArgs a{out, lse, probs, q, k, v, d.T, d.NH, d.NKV, d.D,
                   1.0f / sqrtf(static_cast<float>(d.D))};
   switch (dims_per_lane(d.D)) {
