@@ -26,6 +26,26 @@ bool gpt2_family(const std::string& model_type) {
          model_type == "gpt_bigcode" || model_type == "opt";
 }
 
+// Dropout: an explicit `dropout: true|false` wins; otherwise true when any of the Hugging Face /
+// GPT-2 dropout probabilities present is non-zero, false when all present are 0 (Llama configs give
+// attention_dropout: 0.0), and with none given false for the Llama-like (gated) families, which
+// train without dropout, true for everything else (GPT-2/Megatron GPT, Korthikanti's accounting).
+bool read_dropout(Reader& r, const YAML::Node& root, const std::string& model_type) {
+  if (Reader::has(root, "dropout"))
+    return r.boolean(root, "dropout", "dropout", true, "true when the model trains with dropout");
+  bool any_given = false, any_nonzero = false;
+  for (const char* key : {"attention_dropout", "hidden_dropout", "resid_pdrop", "attn_pdrop", "embd_pdrop",
+                          "hidden_dropout_prob", "attention_probs_dropout_prob"}) {
+    if (!Reader::has(root, key)) continue;
+    any_given = true;
+    const double p = r.number(root, key, key, 0.0, "dropout probability, e.g. 0.0");
+    if (p < 0.0 || p >= 1.0) r.fail(key, io_detail::node_text(root[key]), "must be in [0, 1)", "e.g. 0.0 or 0.1");
+    if (p > 0.0) any_nonzero = true;
+  }
+  if (any_given) return any_nonzero;
+  return !gated_family(model_type);
+}
+
 // The file's key for each canonical field (GPT-2 names when the file used them), for messages.
 struct KeyNames {
   std::string hidden = "hidden_size", layers = "num_hidden_layers", heads = "num_attention_heads",
@@ -112,6 +132,7 @@ Result<ModelSpec> parse_model(const std::string& text, const std::string& file) 
   m.learned_positions = r.boolean(root, "learned_positions", "learned_positions", gpt2_like,
                                   "true for GPT-2 style absolute position tables");
   m.biases = r.boolean(root, "biases", "biases", gpt2_like, "true for GPT-2 style linear biases");
+  m.dropout = read_dropout(r, root, m.model_type);
   if (r.error) return *r.error;
   ErrorList errors = validate_model(m, file);
   if (!errors.empty()) return with_file_keys(errors.front(), k);
@@ -140,6 +161,7 @@ std::string model_to_json(const ModelSpec& m) {
   j["mlp"] = m.mlp == MlpKind::Gated ? "gated" : "plain";
   j["learned_positions"] = m.learned_positions;
   j["biases"] = m.biases;
+  j["dropout"] = m.dropout;
   return format_json(j.dump());
 }
 

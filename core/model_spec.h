@@ -24,6 +24,8 @@ struct ModelSpec {
   bool tie_word_embeddings = false;
   bool learned_positions = false;   // GPT-2 style absolute position table (s_max x h parameters)
   bool biases = false;              // GPT-2 style biases on linear layers
+  bool dropout = true;              // trained with dropout: activations stash 1-byte dropout masks
+                                    // (Korthikanti et al.); false for Llama-family configs
 
   int64_t head_dim() const { return hidden_size / num_heads; }
   int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)

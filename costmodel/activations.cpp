@@ -12,48 +12,60 @@ struct ActivationParts {
   double core = 0;        // A: attention core, split by TP (heads)
 };
 
-ActivationParts parts(const ModelSpec& m, double b, double s) {
+// e = bytes per activation element; masks are 1 byte each and exist only with dropout. The
+// coefficients are small integers times e, so e = 2 with dropout gives Korthikanti's 10, 4 + 4,
+// 6 or 4, 5 bit for bit.
+ActivationParts parts(const ModelSpec& m, double b, double s, double e) {
   const double h = static_cast<double>(m.hidden_size);
   const double kv = static_cast<double>(m.kv_dim());
   const double f = static_cast<double>(m.intermediate_size);
   const double a = static_cast<double>(m.num_heads);
+  const double masks = m.dropout ? 2.0 : 0.0;  // the two hidden dropout masks (attention, MLP)
   ActivationParts p;
-  p.replicated = 10.0 * s * b * h;
-  p.split = s * b * (4.0 * h + 4.0 * kv) + s * b * f * (m.mlp == MlpKind::Gated ? 6.0 : 4.0);
-  p.core = 5.0 * a * s * s * b;
+  p.replicated = (4.0 * e + masks) * s * b * h;
+  p.split = s * b * (2.0 * e * h + 2.0 * e * kv) + s * b * f * (m.mlp == MlpKind::Gated ? 3.0 * e : 2.0 * e);
+  // Softmax output; with dropout also its 1-byte mask and the dropout output.
+  p.core = (m.dropout ? 2.0 * e + 1.0 : e) * a * s * s * b;
   return p;
 }
 }  // namespace
 
-double layer_activation_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, Recompute r) {
+double activation_element_bytes(const std::string& dtype) {
+  return dtype == "fp32" || dtype == "tf32" ? 4.0 : 2.0;
+}
+
+double layer_activation_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, Recompute r,
+                              double e) {
   const double t = static_cast<double>(tp);
-  const ActivationParts p = parts(m, b, s);
+  const ActivationParts p = parts(m, b, s, e);
   const double replicated = sp ? p.replicated / t : p.replicated;
   switch (r) {
     case Recompute::None: return replicated + p.split / t + p.core / t;
     case Recompute::Selective: return replicated + p.split / t;
-    case Recompute::Full: return 2.0 * s * b * static_cast<double>(m.hidden_size) / (sp ? t : 1.0);
+    case Recompute::Full: return e * s * b * static_cast<double>(m.hidden_size) / (sp ? t : 1.0);
   }
   return 0.0;
 }
 
-double recompute_working_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, Recompute r) {
+double recompute_working_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, Recompute r,
+                               double e) {
   switch (r) {
     case Recompute::None: return 0.0;
-    case Recompute::Selective: return parts(m, b, s).core / tp;
-    case Recompute::Full: return layer_activation_bytes(m, b, s, tp, sp, Recompute::None);
+    case Recompute::Selective: return parts(m, b, s, e).core / tp;
+    case Recompute::Full: return layer_activation_bytes(m, b, s, tp, sp, Recompute::None, e);
   }
   return 0.0;
 }
 
 double embedding_activation_bytes(const ModelSpec& m, double b, double s, int tp, bool sp) {
+  if (!m.dropout) return 0.0;
   return s * b * static_cast<double>(m.hidden_size) / (sp ? tp : 1);
 }
 
-double head_activation_bytes(const ModelSpec& m, double b, double s, int tp, bool sp) {
+double head_activation_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, double e) {
   const double h = static_cast<double>(m.hidden_size);
   const double V = static_cast<double>(m.vocab_size);
-  return 4.0 * s * b * h / (sp ? tp : 1) + 4.0 * s * b * V / tp;
+  return 2.0 * e * s * b * h / (sp ? tp : 1) + 4.0 * s * b * V / tp;
 }
 
 double microbatches_in_flight(ScheduleKind kind, int pp, int v, int64_t M, int stage) {

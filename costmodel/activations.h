@@ -1,34 +1,46 @@
 // Activation memory after Korthikanti et al. 2022 (arXiv:2205.05198), generalised to GQA and SwiGLU.
 #pragma once
+#include <string>
+
 #include "core/model_spec.h"
 #include "core/parallel_config.h"
 
 namespace meshplan {
 
+/// Bytes of one stashed activation element for the job's compute dtype (Job::dtype): 4 for "fp32"
+/// and "tf32" (tensors stored as fp32), 2 otherwise ("bf16", "fp16"; "fp8" too: FP8 recipes keep
+/// the residual stream, norms and softmax in 16 bits and only cast GEMM inputs, so 2 bytes per
+/// element is the conservative count).
+double activation_element_bytes(const std::string& dtype);
+
 /// Bytes of one transformer layer's stashed activations for one micro-batch of `micro_batch`
-/// sequences of `seq` tokens on one GPU (16-bit activations, 1-byte dropout masks).
+/// sequences of `seq` tokens on one GPU, with activations of `e` = `element_bytes` bytes and
+/// 1-byte dropout masks when `m.dropout` (drop = 1, else 0).
 /// With s = seq, b = micro_batch, h = hidden, kv = K/V width, f = MLP width, a = heads, t = tp:
-///   replicated part  R = 10 s b h          (2 norm inputs 4, 2 dropout masks 2, QKV input 2, MLP input 2)
-///   TP-split part    S = s b (4h + 4kv) + s b f * (gated ? 6 : 4)   (Q, K, V, out-proj input; MLP)
-///   attention core   A = 5 a s^2 b         (softmax out 2, dropout mask 1, dropout out 2)
+///   replicated part  R = (4e + 2 drop) s b h   (2 norm inputs, QKV input, MLP input; 2 dropout masks)
+///   TP-split part    S = e s b (2h + 2kv) + e s b f * (gated ? 3 : 2)   (Q, K, V, out-proj input; MLP)
+///   attention core   A = (drop ? 2e + 1 : e) a s^2 b   (softmax out; its dropout mask and output)
 ///   none:      R + S/t + A/t       (SP: (R + S + A)/t)
 ///   selective: R + S/t             (SP: (R + S)/t)        attention core recomputed
-///   full:      2 s b h             (SP: 2 s b h / t)      only the layer input
-/// For MHA (kv = h), plain MLP with f = 4h: R + S = 34 s b h, Korthikanti's closed forms.
+///   full:      e s b h             (SP: e s b h / t)      only the layer input
+/// For e = 2 with dropout: R = 10 sbh, A = 5 as^2 b, and for MHA (kv = h) with a plain MLP of
+/// f = 4h, R + S = 34 s b h: Korthikanti's closed forms.
 double layer_activation_bytes(const ModelSpec& m, double micro_batch, double seq, int tp, bool sp,
-                              Recompute r);
+                              Recompute r, double element_bytes = 2.0);
 
 /// Working set of the one layer being recomputed during backward (on top of the stash): the
 /// layer's no-recompute activations for full recompute, its attention core for selective.
 double recompute_working_bytes(const ModelSpec& m, double micro_batch, double seq, int tp, bool sp,
-                               Recompute r);
+                               Recompute r, double element_bytes = 2.0);
 
-/// First stage, per micro-batch in flight: the embedding output dropout mask, s b h (/t with SP).
+/// First stage, per micro-batch in flight: the embedding output dropout mask, s b h (/t with SP);
+/// 0 for a model without dropout.
 double embedding_activation_bytes(const ModelSpec& m, double micro_batch, double seq, int tp, bool sp);
 
-/// Last stage, one micro-batch: final norm input and LM head input 4 s b h (/t with SP) plus the
+/// Last stage, one micro-batch: final norm input and LM head input 2e s b h (/t with SP) plus the
 /// fp32 logits for the cross entropy 4 s b V / t (vocab-parallel).
-double head_activation_bytes(const ModelSpec& m, double micro_batch, double seq, int tp, bool sp);
+double head_activation_bytes(const ModelSpec& m, double micro_batch, double seq, int tp, bool sp,
+                             double element_bytes = 2.0);
 
 /// Micro-batches whose activations pipeline rank `stage` holds at its peak, in units of
 /// "one micro-batch through all of this rank's layers":

@@ -58,16 +58,17 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
   const double s = static_cast<double>(p.job.seq_len);
   const int t = cfg.tp;
   const bool sp = cfg.sequence_parallel;
+  const double e = activation_element_bytes(p.job.dtype);
   const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
                                                   cfg.num_micro_batches, stage);
   double bytes = in_flight * stage_layers(m, cfg, stage) *
-                 layer_activation_bytes(m, b, s, t, sp, cfg.recompute);
-  bytes += recompute_working_bytes(m, b, s, t, sp, cfg.recompute);
+                 layer_activation_bytes(m, b, s, t, sp, cfg.recompute, e);
+  bytes += recompute_working_bytes(m, b, s, t, sp, cfg.recompute, e);
   if (stage == 0) bytes += in_flight * embedding_activation_bytes(m, b, s, t, sp);
   // The LM head's logits live until that micro-batch's backward: one at a time on the last stage,
   // except under GPipe, which runs every forward before the first backward.
   const double head_in_flight = cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;
-  if (stage == cfg.pp - 1) bytes += head_in_flight * head_activation_bytes(m, b, s, t, sp);
+  if (stage == cfg.pp - 1) bytes += head_in_flight * head_activation_bytes(m, b, s, t, sp, e);
   if (cfg.zero_stage >= 3) {
     // Current and prefetched layer gathered to full (TP-local) size.
     bytes += 2.0 * layer_parameters_per_gpu(m, t) * param_bytes(p.job.convention).weights;
@@ -104,16 +105,17 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
   const double s = static_cast<double>(p.job.seq_len);
   const int t = cfg.tp;
   const bool sp = cfg.sequence_parallel;
+  const double e = activation_element_bytes(p.job.dtype);
   MemoryTerms k;
   k.layer_params = layer_parameters_per_gpu(m, t);
   k.embedding_params = embedding_parameters_per_gpu(m, t);
   k.head_params = head_parameters_per_gpu(m, cfg);
-  k.layer_activation = layer_activation_bytes(m, b, s, t, sp, cfg.recompute);
-  k.working = recompute_working_bytes(m, b, s, t, sp, cfg.recompute);
+  k.layer_activation = layer_activation_bytes(m, b, s, t, sp, cfg.recompute, e);
+  k.working = recompute_working_bytes(m, b, s, t, sp, cfg.recompute, e);
   k.embedding_activation = embedding_activation_bytes(m, b, s, t, sp);
   const double head_in_flight =
       cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;
-  k.head_activation = head_in_flight * head_activation_bytes(m, b, s, t, sp);
+  k.head_activation = head_in_flight * head_activation_bytes(m, b, s, t, sp, e);
   if (cfg.zero_stage >= 3) k.zero3_buffers = 2.0 * k.layer_params * param_bytes(p.job.convention).weights;
   return k;
 }

@@ -273,14 +273,15 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
   const int chunks = cfg.pp * v;
   const double b = static_cast<double>(cfg.micro_batch_size);
   const double s = static_cast<double>(p.job.seq_len);
+  const double e = activation_element_bytes(p.job.dtype);
   StepCosts out;
   out.chunks.reserve(chunks);
   for (int c = 0; c < chunks; ++c) {
     ChunkCosts k = chunk_times(lc, chunk_layers(p.model, cfg, c), c == 0, c == chunks - 1);
     k.activation_bytes = k.layers * layer_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel,
-                                                           cfg.recompute);
+                                                           cfg.recompute, e);
     if (k.has_embedding) k.activation_bytes += embedding_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
-    if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
+    if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e);
     const double params = chunk_parameters_per_gpu(p.model, cfg, c);
     k.grad_bytes = params * pb.gradients;
     k.dp_reduce_s = cfg.zero_stage == 0 ? all_reduce_s(hw, dp_group, k.grad_bytes)

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "executor/cuda/cuda_check.h"
@@ -100,42 +102,56 @@ std::vector<CudaGemmMeasurement> probe_gemm_sweep(CudaBackend& backend, const st
   const double total = static_cast<double>(dtypes.size() * shapes.size());
   int done = 0;
   for (const std::string& dtype : dtypes) {
-    TypeInfo t{};
-    if (!type_info(dtype, &t)) continue;
+    TypeInfo base{};
+    if (!type_info(dtype, &base)) continue;
     for (const GemmShape& s : shapes) {
+      TypeInfo t = base;  // the fp8 fallback below changes the output type of one shape only
       if (progress) progress(done++ / total, "GEMM " + dtype + " " + std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K));
       CudaGemmMeasurement m;
       m.dtype = dtype;
       m.shape = s;
-      Prepared p;
-      prepare(lt, t, s, ws_bytes, p);
-      m.supported = p.ok;
-      if (!p.ok) {
+      auto p = std::make_unique<Prepared>();
+      prepare(lt, t, s, ws_bytes, *p);
+      if (!p->ok && t.probe == cuda::ProbeType::FP8E4M3) {  // some fp8 kernels only write bf16
+        t.out = CUDA_R_16BF;
+        p = std::make_unique<Prepared>();
+        prepare(lt, t, s, ws_bytes, *p);
+      }
+      m.supported = p->ok;
+      if (!p->ok) {
         out.push_back(m);
         continue;
       }
       const uint64_t a_bytes = static_cast<uint64_t>(s.K * s.N) * t.in_bytes;
       const uint64_t b_bytes = static_cast<uint64_t>(s.K * s.M) * t.in_bytes;
-      const uint64_t d_bytes = static_cast<uint64_t>(s.M * s.N) * 4;
+      const int d_elem = t.out == CUDA_R_16BF ? 2 : 4;
+      const uint64_t d_bytes = static_cast<uint64_t>(s.M * s.N) * d_elem;
       void* A = backend.allocate(a_bytes);
       void* B = backend.allocate(b_bytes);
-      float* D = static_cast<float*>(backend.allocate(d_bytes));
+      char* D = static_cast<char*>(backend.allocate(d_bytes));
       cuda::fill_pattern(stream, A, s.K * s.N, t.probe, 1);
       cuda::fill_pattern(stream, B, s.K * s.M, t.probe, 2);
       const float alpha = 1.0f, beta = 0.0f;
       auto call = [&] {
-        CUBLAS_CHECK(cublasLtMatmul(lt, p.op, &alpha, A, p.a, B, p.b, &beta, D, p.d, D, p.d, &p.algo, ws, ws_bytes,
-                                    stream));
+        CUBLAS_CHECK(cublasLtMatmul(lt, p->op, &alpha, A, p->a, B, p->b, &beta, D, p->d, D, p->d, &p->algo, ws,
+                                    ws_bytes, stream));
       };
       // Warm-up (also the verified result), then batches sized to last target_s / 3 each.
       call();
       std::vector<std::pair<int64_t, int64_t>> at;
       for (int e = 0; e < 8; ++e) at.emplace_back((e * 7919) % s.N, (e * 104729) % s.M);
       std::vector<float> sample(at.size());
-      for (size_t e = 0; e < at.size(); ++e)
-        backend.copy_to_host(&sample[e], D + at[e].first + at[e].second * s.N, sizeof(float));
+      for (size_t e = 0; e < at.size(); ++e) {
+        const int64_t index = at[e].first + at[e].second * s.N;
+        uint32_t bits = 0;  // fp32, or bf16 = the upper half of an fp32
+        backend.copy_to_host(&bits, D + index * d_elem, d_elem);
+        if (d_elem == 2) bits <<= 16;
+        std::memcpy(&sample[e], &bits, sizeof(float));
+      }
       m.max_rel_error = sampled_error(sample.data(), at, s);
-      m.verified = m.max_rel_error <= 1e-6;
+      // Exact in fp32 accumulation; Hopper's fp8 tensor cores accumulate with fewer bits (about 14
+      // mantissa bits, DeepSeek-V3 report sec. 3.3.2), so fp8 gets a loose bound.
+      m.verified = m.max_rel_error <= (dtype == "fp8" ? 5e-2 : 1e-6);
       CUDA_CHECK(cudaEventRecord(e0, stream));
       call();
       CUDA_CHECK(cudaEventRecord(e1, stream));

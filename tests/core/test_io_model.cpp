@@ -183,3 +183,40 @@ TEST_CASE("format_json prints shortest round-trip floats, lists of scalars inlin
   CHECK(json_to_yaml("{\"a\": {\"b\": \"1f1b\", \"c\": [{\"x\": 1}]}}") ==
         "a:\n  b: \"1f1b\"\n  c:\n    - x: 1\n");
 }
+
+TEST_CASE("dropout: Llama configs train without it, GPT-2 configs with it, an explicit key wins") {
+  for (const char* f : {"llama-2-7b.yaml", "llama-2-70b.yaml", "llama-3-8b.yaml", "llama-tiny.yaml",
+                        "tinyllama-1.1b.yaml"}) {
+    INFO(f);
+    auto r = load_model(kModels + f);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r.value().dropout);
+  }
+  for (const char* f : {"gpt2-124m.json", "gpt2-tiny.yaml", "gpt3-175b.yaml", "megatron-gpt-22b.yaml",
+                        "megatron-gpt-175b.yaml", "megatron-gpt-530b.yaml", "megatron-gpt-1t.yaml"}) {
+    INFO(f);
+    auto r = load_model(kModels + f);
+    REQUIRE(r.ok());
+    CHECK(r.value().dropout);
+  }
+  const std::string tiny(kTiny);
+  // Hugging Face Llama config.json: attention_dropout 0.0 and no hidden dropout.
+  CHECK_FALSE(parse_model("model_type: llama\nattention_dropout: 0.0\n" + tiny, "a.yaml").value().dropout);
+  CHECK_FALSE(parse_model("resid_pdrop: 0.0\nattn_pdrop: 0.0\nembd_pdrop: 0.0\n" + tiny, "a.yaml").value().dropout);
+  CHECK(parse_model("resid_pdrop: 0.1\nattn_pdrop: 0.0\n" + tiny, "a.yaml").value().dropout);
+  CHECK(parse_model("model_type: llama\nhidden_dropout: 0.1\n" + tiny, "a.yaml").value().dropout);
+  CHECK(parse_model(tiny, "a.yaml").value().dropout);  // no family, no keys: Korthikanti's accounting
+  CHECK(parse_model("model_type: llama\ndropout: true\nattention_dropout: 0.0\n" + tiny, "a.yaml").value().dropout);
+  CHECK_FALSE(parse_model("model_type: gpt2\ndropout: false\nresid_pdrop: 0.1\n" + tiny, "a.yaml").value().dropout);
+  // Round trip keeps an explicit choice that the family would not imply.
+  auto r = parse_model("dropout: false\n" + tiny, "a.yaml");
+  REQUIRE(r.ok());
+  CHECK_FALSE(parse_model(model_to_json(r.value()), "b.json").value().dropout);
+}
+
+TEST_CASE("bad dropout keys are one-line errors") {
+  const std::string tiny(kTiny);
+  CHECK(model_error("dropout: maybe\n" + tiny).field == "dropout");
+  CHECK(model_error("attention_dropout: 1.5\n" + tiny).field == "attention_dropout");
+  CHECK(model_error("resid_pdrop: high\n" + tiny).field == "resid_pdrop");
+}
