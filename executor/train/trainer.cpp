@@ -113,6 +113,8 @@ StepRecord run_step(RankRun& run, int64_t step) {
   const bool counts = run.chunks.back()->model().spec().has_head && run.groups.coord.tp == 0;
   const double total = all_reduce_sum_double(*run.groups.world, counts ? loss_sum : 0.0);
   rec.loss = total / static_cast<double>(run.cfg.num_micro_batches * run.cfg.dp);
+  // GPU kernels run asynchronously: wait for the step's queued work so its time counts (no-op on CPU).
+  run.backend.synchronize();
   rec.time_s = now_s() - t0;
   rec.comm_s = comm_seconds(run.groups) - comm0;
   const double tokens = static_cast<double>(run.problem.job.global_batch * run.problem.job.seq_len);

@@ -73,7 +73,7 @@ TEST_CASE("cli plan: impossible problems give one line and exit 2") {
     CHECK(r.err.find("needs at least") != std::string::npos);
   }
   SECTION("prime GPU count above a node") {
-    const CliResult r = plan("llama-2-13b", "--gpus 13 --global-batch 13 --seq 16384");
+    const CliResult r = plan("llama-2-13b", "--gpus 13 --global-batch 13 --seq 32768");
     require_one_line_exit_2(r);
     CHECK(r.err.find("prime") != std::string::npos);
   }
