@@ -155,9 +155,9 @@ TEST_CASE("impossible: the model does not fit even fully sharded -> the minimum 
 }
 
 TEST_CASE("impossible: a prime GPU count above a node leaves only tp=1 which does not fit") {
-  // 13B at 16k tokens: one layer's attention scores (5 a s^2 bytes = 54 GB at tp=1) need TP, which
-  // 13 GPUs cannot give; 16 GPUs with tp=8 fit.
-  const Problem p = problem("llama-2-13b", "a100-80gb-sxm", 13, 13, 16384);
+  // 13B at 32k tokens: one layer's attention scores (2 a s^2 bytes without dropout = 86 GB at tp=1)
+  // need TP, which 13 GPUs cannot give; 16 GPUs with tp=8 fit.
+  const Problem p = problem("llama-2-13b", "a100-80gb-sxm", 13, 13, 32768);
   SearchOptions opt;
   const SearchResult r = search(p, opt);
   REQUIRE(r.top.empty());
@@ -166,7 +166,7 @@ TEST_CASE("impossible: a prime GPU count above a node leaves only tp=1 which doe
   CHECK(e.field == "--gpus");
   CHECK(e.message.find("prime") != std::string::npos);
   CHECK(e.hint.find("16") != std::string::npos);
-  CHECK(!search(problem("llama-2-13b", "a100-80gb-sxm", 16, 16, 16384), opt).top.empty());
+  CHECK(!search(problem("llama-2-13b", "a100-80gb-sxm", 16, 16, 32768), opt).top.empty());
 }
 
 TEST_CASE("impossible: a global batch smaller than DP") {
