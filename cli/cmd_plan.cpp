@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/launch_export.h"
 #include "cli/options.h"
 #include "cli/plan_file.h"
 #include "cli/report.h"
@@ -142,8 +143,10 @@ Result<SearchOptions> search_options(const PlanArgs& a, const Problem& p) {
     return make_error(kWhere, "--objective", "cost", "profile " + p.hardware.name + " has no price",
                       "pass --dollars-per-gpu-hour");
   opt.pareto = a.pareto;
-  if (!a.export_kind.empty() && a.export_kind != "megatron" && a.export_kind != "deepspeed")
-    return make_error(kWhere, "--export", a.export_kind, "unknown export", "use megatron or deepspeed");
+  if (!a.export_kind.empty() && a.export_kind != "megatron" && a.export_kind != "deepspeed" &&
+      !is_launch_export(a.export_kind))
+    return make_error(kWhere, "--export", a.export_kind, "unknown export",
+                      std::string("use megatron, deepspeed, ") + kLaunchExportKinds);
   return opt;
 }
 
@@ -198,6 +201,7 @@ std::string report(const PlanArgs& a, const Problem& p, const SearchOptions& opt
                    const std::string& json) {
   if (!a.export_kind.empty()) {
     const ParallelConfig& best = r.top.front().config;
+    if (is_launch_export(a.export_kind)) return launch_export(a.export_kind, p, best);
     return a.export_kind == "megatron" ? megatron_args(p, best) : deepspeed_config_json(p, best);
   }
   if (a.output.format == "json") return json;
@@ -266,7 +270,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
                   "Price for --objective cost (default: the profile's)");
   sub->add_flag("--explain", args->explain, "Rejections per rule and why #1 beats #2");
   sub->add_flag("--pareto", args->pareto, "Also list the memory vs throughput Pareto front");
-  sub->add_option("--export", args->export_kind, "Print the best plan as megatron args or deepspeed JSON");
+  sub->add_option("--export", args->export_kind, "Print the best plan as megatron args, deepspeed JSON, or a launch script: slurm | torchrun (Megatron-LM via torchrun), mpirun | srun (meshplan run)");
   sub->add_flag("--no-progress", args->no_progress, "Never draw the progress bar");
   add_output_options(sub, args->output);
   sub->footer("--output FILE writes the plan file (meshplan.plan/1 JSON) for simulate and run. "

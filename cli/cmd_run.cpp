@@ -9,13 +9,16 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/report.h"
+#include "cli/run_hosts.h"
 #include "cli/run_report.h"
 #include "costmodel/estimate.h"
 #include "executor/backend_factory.h"
 #include "executor/mpi/mpi_comm.h"
 #include "executor/mpi/process_groups.h"
+#include "executor/train/host_names.h"
 #include "executor/train/trainer.h"
 #include "planner/rank_grid.h"
+#include "planner/rank_placement.h"
 
 namespace meshplan::cli {
 
@@ -66,11 +69,11 @@ Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPredictio
 }
 
 void print_report(const RunArgs& a, const Setup& s, const exec::TrainResult& r, const RunPrediction& pred,
-                  int world) {
+                  int world, const std::vector<RankPlacement>& placements) {
   std::string text;
   if (a.output.format == "table") text = run_table(s.problem, s.config, r, pred, world);
-  else if (a.output.format == "json") text = run_json(s.problem, s.config, r, pred, world);
-  else text = json_text_to_yaml(run_json(s.problem, s.config, r, pred, world));
+  else if (a.output.format == "json") text = add_ranks_to_run_json(run_json(s.problem, s.config, r, pred, world), placements);
+  else text = json_text_to_yaml(add_ranks_to_run_json(run_json(s.problem, s.config, r, pred, world), placements));
   if (auto e = emit(a.output, text); !e) report_error(e.error());
 }
 
@@ -87,6 +90,14 @@ int run_training(RunArgs& a) {
 
   auto grid = make_rank_grid(s.config.tp, s.config.dp, s.config.pp, "tp-dp-pp");
   if (!grid) return fail(grid.error());
+  // Where every rank runs (collective); all ranks check the TP rule on the same list, so a
+  // refusal ends every rank at the same point.
+  const std::vector<RankPlacement> placements =
+      place_ranks(*grid, exec::gather_host_names(mpi.world(), mpi.host()));
+  if (auto tp_ok = check_tp_within_hosts(*grid, placements, s.problem.job.allow_tp_across_nodes,
+                                         a.plan.plan.empty() ? "command line" : a.plan.plan);
+      !tp_ok)
+    return fail(tp_ok.error());
   auto made = exec::make_backend(a.backend);  // every rank gets the same answer
   if (!made) return fail(made.error());
   std::unique_ptr<exec::Backend> backend = std::move(made).value();
@@ -97,13 +108,14 @@ int run_training(RunArgs& a) {
   a.train.bucket_bytes = a.bucket_mb << 20;
   const bool progress = root && (a.output.format == "table" || isatty(STDERR_FILENO));
   std::ostream& progress_out = a.output.format == "table" && a.output.output.empty() ? std::cout : std::cerr;
+  if (root) progress_out << host_map_table(placements, grid->order_string()) << std::flush;
   a.train.on_step = [&](const exec::StepRecord& rec) {
     if (progress) progress_out << step_line(rec, a.train.steps) << std::flush;
   };
   auto result = exec::train(s.problem, s.config, groups, *backend, a.train,
                             a.plan.plan.empty() ? "command line" : a.plan.plan);
   if (!result) return fail(result.error());
-  if (root) print_report(a, s, *result, pred, mpi.world_size());
+  if (root) print_report(a, s, *result, pred, mpi.world_size(), placements);
   return kExitOk;
 }
 
@@ -138,6 +150,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("run", "Train a plan on MPI ranks (CPU backend) and compare with the cost model");
   add_plan_input_options(sub, args->plan);
   add_problem_options(sub, args->problem);
+  args->problem.allow_tp_flag_with_plan = true;  // run: --allow-tp-across-nodes also lifts the host rule
   add_config_options(sub, args->config);
   add_output_options(sub, args->output);
   add_training_options(sub, *args);

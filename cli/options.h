@@ -24,6 +24,7 @@ struct ProblemOptions {
   std::string dtype = "bf16";           // compute dtype for the profile's peak FLOP/s
   std::string bytes_per_param = "default";  // default (16) | megatron (18) | fp32-grads (20)
   bool allow_tp_across_nodes = false;
+  bool allow_tp_flag_with_plan = false;  // run: --allow-tp-across-nodes may be added to --plan
   std::string profiles_dir;             // empty = default_profiles_dir()
   CLI::App* app = nullptr;              // set by add_problem_options; tells which flags were given
 };
