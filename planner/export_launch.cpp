@@ -55,6 +55,40 @@ std::string nccl_environment() {
          "export TORCH_NCCL_ASYNC_ERROR_HANDLING=1\n";
 }
 
+// The tail of the mpirun script: passes mpirun's stderr through and ends mpirun when it cannot
+// end the job itself. After a network cut mpirun waits for the daemon of the unreachable host
+// until TCP gives up (many minutes; the daemon's ranks are long gone), so once a rank reports a
+// lost peer (meshplan's watchdog line) or mpirun reports a failed rank, mpirun gets GRACE_S, then
+// SIGKILL (SIGTERM is no use: mpirun is already aborting); JOB_TIMEOUT_S + 60 s is the hard deadline.
+const char* const kSupervisor = R"SH(deadline=$((SECONDS + JOB_TIMEOUT_S + 60))
+end_at=""
+while :; do
+  line=""
+  if IFS= read -r -t 1 line; then
+    printf '%s\n' "$line" >&2
+    case "$line" in
+      "meshplan: rank "*"made no progress"* | *"exited on signal"* | *"non-zero exit code"* | *"non-zero status"*)
+        if [[ -z "$end_at" ]]; then end_at=$((SECONDS + GRACE_S)); fi ;;
+    esac
+  else
+    status=$?
+    if ((status <= 128)); then break; fi  # end of mpirun's stderr
+    printf '%s' "$line" >&2  # a partial line that arrived before the 1 s read timeout
+    # mpirun gone while a process it started (an ssh to a lost host) still holds the pipe open
+    if ! kill -0 "$mpirun_pid" 2>/dev/null; then break; fi
+  fi
+  if { [[ -n "$end_at" ]] && ((SECONDS >= end_at)); } || ((SECONDS >= deadline)); then
+    echo "meshplan launch script: mpirun did not end the job; killing it (SIGKILL)" >&2
+    kill -KILL "$mpirun_pid" 2>/dev/null || true
+    end_at=""
+    deadline=$((SECONDS + 3600))
+  fi
+done <"$fifo"
+rc=0
+wait "$mpirun_pid" || rc=$?
+exit "$rc"
+)SH";
+
 std::string framework_args(const LaunchTarget& t) {
   std::string s = "# --- " + t.framework + " arguments (from the plan) ---\n";
   s += t.args_snippet;
@@ -154,14 +188,16 @@ std::string mpirun_meshplan_script(const Problem& p, const ParallelConfig& c, co
     << "# path on every host; ssh from this host to the others (OpenMPI's default launch agent).\n"
     << "# --map-by ppr:" << s.procs_per_node << ":node puts consecutive ranks on one host, so every TP group\n"
     << "# (tp " << c.tp << " consecutive ranks) stays on one host; meshplan refuses other placements.\n"
-    << "# Bounds: a rank that exits (error, --comm-timeout-s) makes mpirun end the job; short OOB\n"
-    << "# keepalives let mpirun and its daemons notice a cut link; mpirun --timeout ends the job at\n"
-    << "# JOB_TIMEOUT_S and `timeout` kills mpirun 60 s later if it cannot.\n"
+    << "# Bounds: a rank that exits (error, --comm-timeout-s) makes mpirun end the job; when mpirun\n"
+    << "# cannot (a cut link: it would wait for the unreachable host's daemon), this script ends it\n"
+    << "# GRACE_S after the first failure; mpirun --timeout ends the job at JOB_TIMEOUT_S, and this\n"
+    << "# script kills mpirun 60 s later if it has not ended. Short OOB keepalives let idle daemons\n"
+    << "# notice a lost peer.\n"
     << "# Environment: PLAN [plan.json], HOSTFILE [hostfile], MESHPLAN [meshplan],\n"
     << "#   RANKS_PER_HOST [" << s.procs_per_node << "] (a multiple of tp " << c.tp << "),\n"
     << "#   NET_IF   interface or CIDR between hosts, e.g. eth0 or 10.1.0.0/16 (btl_tcp_if_include,\n"
     << "#            oob_tcp_if_include) [unset: OpenMPI's default, every interface but loopback]\n"
-    << "#   JOB_TIMEOUT_S [" << s.time_limit_s << "], COMM_TIMEOUT_S [" << s.comm_timeout_s << "],\n"
+    << "#   JOB_TIMEOUT_S [" << s.time_limit_s << "], COMM_TIMEOUT_S [" << s.comm_timeout_s << "], GRACE_S [30],\n"
     << "#   MPIRUN_ARGS   extra mpirun flags, e.g. \"--allow-run-as-root\" or \"--mca plm_rsh_agent ...\".\n"
     << "# Extra arguments of this script go to `meshplan run` (e.g. --steps 100 --checkpoint-dir ckpt).\n"
     << "set -euo pipefail\n\n"
@@ -175,13 +211,18 @@ std::string mpirun_meshplan_script(const Problem& p, const ParallelConfig& c, co
     << "if [[ -n \"${NET_IF:-}\" ]]; then\n"
     << "  net=(--mca btl_tcp_if_include \"$NET_IF\" --mca oob_tcp_if_include \"$NET_IF\")\n"
     << "fi\n"
-    << "read -r -a extra <<<\"${MPIRUN_ARGS:-}\"\n\n"
-    << "exec timeout --kill-after=30 \"$((JOB_TIMEOUT_S + 60))\" \\\n"
-    << "  mpirun -np " << world << " --hostfile \"$HOSTFILE\" --map-by \"ppr:$RANKS_PER_HOST:node\" \\\n"
-    << "    --mca btl tcp,vader,self \"${net[@]}\" \\\n"
-    << "    --mca oob_tcp_keepalive_time 10 --mca oob_tcp_keepalive_intvl 5 --mca oob_tcp_keepalive_probes 3 \\\n"
-    << "    --timeout \"$JOB_TIMEOUT_S\" \"${extra[@]}\" \\\n"
-    << "    \"$MESHPLAN\" run --plan \"$PLAN\" --comm-timeout-s \"$COMM_TIMEOUT_S\" \"$@\"\n";
+    << "read -r -a extra <<<\"${MPIRUN_ARGS:-}\"\n"
+    << "GRACE_S=\"${GRACE_S:-30}\"\n\n"
+    << "fifo=\"$(mktemp -u /tmp/meshplan-mpirun.XXXXXX)\"\n"
+    << "mkfifo \"$fifo\"\n"
+    << "trap 'rm -f \"$fifo\"' EXIT\n"
+    << "mpirun -np " << world << " --hostfile \"$HOSTFILE\" --map-by \"ppr:$RANKS_PER_HOST:node\" \\\n"
+    << "  --mca btl tcp,vader,self \"${net[@]}\" \\\n"
+    << "  --mca oob_tcp_keepalive_time 10 --mca oob_tcp_keepalive_intvl 5 --mca oob_tcp_keepalive_probes 3 \\\n"
+    << "  --timeout \"$JOB_TIMEOUT_S\" \"${extra[@]}\" \\\n"
+    << "  \"$MESHPLAN\" run --plan \"$PLAN\" --comm-timeout-s \"$COMM_TIMEOUT_S\" \"$@\" 2>\"$fifo\" &\n"
+    << "mpirun_pid=$!\n"
+    << kSupervisor;
   return o.str();
 }
 

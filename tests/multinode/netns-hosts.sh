@@ -58,6 +58,10 @@ cmd_run() {
   ns_b="${tag}b"
   dir="$(mktemp -d /tmp/meshplan-netns.XXXXXX)"
   cleanup() {
+    # Whatever still runs on a host (an OpenMPI daemon that lost its link) goes with it.
+    local pids
+    pids="$( (ip netns pids "$ns_a"; ip netns pids "$ns_b") 2>/dev/null || true)"
+    if [[ -n "$pids" ]]; then kill -KILL $pids 2>/dev/null || true; fi
     ip netns del "$ns_a" 2>/dev/null || true
     ip netns del "$ns_b" 2>/dev/null || true
     rm -rf "$dir"
