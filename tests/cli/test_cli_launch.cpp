@@ -52,7 +52,7 @@ TEST_CASE("plan --export mpirun: the launch script of the best plan") {
   CHECK(r.out.find("--comm-timeout-s") != std::string::npos);
 }
 
-TEST_CASE("--export: an unknown kind is one line naming the launch kinds") {
+TEST_CASE("launch export: an unknown --export kind is one line naming the launch kinds") {
   for (const std::string& cmd : {estimate_args("--export pbs"),
                                 "plan --model " + kTiny + " --hardware a100-80gb-sxm --gpus 16 --global-batch 32 "
                                 "--no-progress --export pbs"}) {
