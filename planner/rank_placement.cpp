@@ -1,7 +1,9 @@
 // Rank placement on hosts and the TP-inside-one-host rule.
 #include "planner/rank_placement.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cstdio>
 #include <set>
 
 namespace meshplan {
@@ -50,6 +52,69 @@ Result<bool> check_tp_within_hosts(const RankGrid& grid, const std::vector<RankP
     }
   }
   return true;
+}
+
+namespace {
+
+// "0-7,16-23" for a sorted list of distinct integers.
+std::string ranges(const std::vector<int>& sorted) {
+  std::string out;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(sorted[i]) + (j > i ? "-" + std::to_string(sorted[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<int> distinct_sorted(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+// One row per host, in order of first appearance: its ranks and the tp/pp/dp coordinates they hold.
+std::string per_host_table(const std::vector<RankPlacement>& placements, const std::string& order) {
+  std::vector<std::string> hosts;
+  for (const RankPlacement& p : placements)
+    if (std::find(hosts.begin(), hosts.end(), p.host) == hosts.end()) hosts.push_back(p.host);
+  std::string out = "ranks on " + std::to_string(hosts.size()) + " hosts (rank order " + order + ", " +
+                    std::to_string(placements.size()) + " ranks, one row per host):\n";
+  for (const std::string& h : hosts) {
+    std::vector<int> ranks, tp, pp, dp;
+    for (const RankPlacement& p : placements) {
+      if (p.host != h) continue;
+      ranks.push_back(p.rank);
+      tp.push_back(p.coord.tp);
+      pp.push_back(p.coord.pp);
+      dp.push_back(p.coord.dp);
+    }
+    out += "  " + h + "  ranks " + ranges(ranks) + "  tp " + ranges(distinct_sorted(tp)) + "  pp " +
+           ranges(distinct_sorted(pp)) + "  dp " + ranges(distinct_sorted(dp)) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string host_map_table(const std::vector<RankPlacement>& placements, const std::string& order) {
+  if (placements.size() > kMaxRankRows) return per_host_table(placements, order);
+  size_t width = 4;
+  for (const RankPlacement& p : placements) width = std::max(width, p.host.size());
+  const int hosts = count_hosts(placements);
+  std::string out = "ranks on " + std::to_string(hosts) + (hosts == 1 ? " host" : " hosts") +
+                    " (rank order " + order + "):\n";
+  char line[512];
+  std::snprintf(line, sizeof(line), "  %5s  %-*s  %3s  %3s  %3s\n", "rank", static_cast<int>(width), "host",
+                "tp", "pp", "dp");
+  out += line;
+  for (const RankPlacement& p : placements) {
+    std::snprintf(line, sizeof(line), "  %5d  %-*s  %3d  %3d  %3d\n", p.rank, static_cast<int>(width),
+                  p.host.c_str(), p.coord.tp, p.coord.pp, p.coord.dp);
+    out += line;
+  }
+  return out;
 }
 
 }  // namespace meshplan
