@@ -119,6 +119,7 @@ std::string run_json(const Problem& p, const ParallelConfig& cfg, const exec::Tr
                      const RunPrediction& pred, int world_size) {
   ojson j;
   j["schema"] = "meshplan.run/1";
+  j["precision"] = pred.precision;
   ojson steps = ojson::array();
   for (const exec::StepRecord& s : r.steps) {
     steps.push_back({{"step", s.step}, {"loss", s.loss}, {"time_s", s.time_s},
