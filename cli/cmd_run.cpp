@@ -111,11 +111,13 @@ int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
   std::unique_ptr<exec::Backend> backend = std::move(made).value();
   // Device checks before any model allocation: the selftest (cli/selftest_gate.h), then the fit.
   if (!a.no_selftest && !device_selftest_passes(*backend)) return end_on_failed_selftest(mpi.world_size());
-  if (auto fits = check_fits_device(*backend, pred.estimate.memory.peak_bytes, a.force,
-                                    a.plan.plan.empty() ? "command line" : a.plan.plan);
-      !fits) {
-    return fail(fits.error());
-  }
+  // Every rank checks its own device; all stop when one refuses (each refusing rank names its own).
+  auto fits = check_fits_device(*backend, pred.estimate.memory.peak_bytes, a.force,
+                                a.plan.plan.empty() ? "command line" : a.plan.plan);
+  float refused = fits ? 0.0f : 1.0f;
+  mpi.world().all_reduce(&refused, 1, exec::ReduceOp::Max);
+  if (!fits) return report_error(fits.error());
+  if (refused > 0) return kExitBadInput;
   exec::ProcessGroups groups = exec::make_process_groups(mpi, *grid);
   if (auto dev = exec::use_device_communicators(groups, *backend); !dev) return fail(dev.error());
   a.train.lr.total_steps = a.train.steps;
