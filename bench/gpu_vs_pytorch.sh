@@ -7,8 +7,9 @@
 #   bash bench/gpu_vs_pytorch.sh [--steps 20] [--hardware h100-80gb-sxm] [--python python3]
 #
 # MFU uses pytorch_baseline.py's FLOP count (meshplan's cost model: Megatron counting, 3 x forward)
-# and the same bf16 peak for both sides. Peak memory: meshplan's device pool high-water mark vs
-# torch.cuda.max_memory_allocated.
+# and the same bf16 peak for both sides. Peak memory: meshplan's tracked-tensor high-water mark
+# (run JSON measured.peak_bytes) vs torch.cuda.max_memory_allocated. No figure from this script has
+# been measured yet: it was written and checked on a machine without a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STEPS=20
