@@ -5,8 +5,11 @@
 
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "executor/backend.h"
+#include "executor/backend_factory.h"
+#include "executor/tensor.h"
 #include "executor/device_fit.h"
 #include "executor/selftest/device_selftest.h"
 #include "executor/selftest/selftest.h"
@@ -163,4 +166,40 @@ TEST_CASE("device fit: a plan predicted not to fit is refused unless forced", "[
   in.device_total_bytes = 0;  // not a device backend
   in.predicted_peak_bytes = 1ull << 62;
   CHECK(check_device_fits(in, false, "plan.json"));
+}
+
+TEST_CASE("backend precision: what each backend computes in, for the run JSON and the prediction", "[selftest]") {
+  const BackendPrecision cuda = backend_precision("cuda");  // the default: bf16 GEMM inputs
+  CHECK(cuda.gemm_dtype == "bf16");                         // time at the bf16 peak, not fp32
+  CHECK(cuda.activation_dtype == "fp32");                   // memory: activations stored fp32
+  CHECK(cuda.description.find("bf16 GEMM inputs") != std::string::npos);
+  CudaOptions fp32;
+  fp32.gemm = GemmPrecision::Fp32;
+  CHECK(backend_precision("cuda", {}, fp32).gemm_dtype == "fp32");
+  CHECK(backend_precision("cpu").description.rfind("fp32", 0) == 0);
+  CpuOptions emulate;
+  emulate.bf16_emulation = true;
+  const BackendPrecision cpu16 = backend_precision("cpu", emulate);
+  CHECK(cpu16.description.rfind("bf16", 0) == 0);
+  CHECK(cpu16.gemm_dtype == "fp32");  // the CPU's arithmetic is fp32: its rate is what ran
+}
+
+TEST_CASE("bf16 emulation rounds to nearest even and leaves fp32 master math alone", "[selftest]") {
+  CpuOptions o;
+  o.bf16_emulation = true;
+  auto be = make_cpu_backend(o);
+  // 1 + 2^-8 is a tie between 1 and 1 + 2^-7: even mantissa wins (1); 1 + 3*2^-8 rounds up.
+  const std::vector<float> a{1.0f + 1.0f / 256, 1.0f + 3.0f / 256}, eye{1.0f};
+  std::vector<float> c(2, 0.0f);
+  Tensor ta(*be, DType::F32, {2}), tb(*be, DType::F32, {1}), tc(*be, DType::F32, {2});
+  be->copy_from_host(ta.data(), a.data(), 8);
+  be->copy_from_host(tb.data(), eye.data(), 4);
+  be->fill(tc.f32(), 0.0f, 2);
+  be->gemm(false, false, 2, 1, 1, 1.0f, ta.f32(), tb.f32(), 0.0f, tc.f32());  // (2,1) x (1,1)
+  be->copy_to_host(c.data(), tc.data(), 8);
+  CHECK(c[0] == 1.0f);
+  CHECK(c[1] == 1.0f + 4.0f / 256);
+  be->axpy(ta.f32(), 1.0f, ta.f32(), 2);  // elementwise (optimizer-side) math is not rounded
+  be->copy_to_host(c.data(), ta.data(), 8);
+  CHECK(c[0] == 2.0f + 2.0f / 256);
 }
