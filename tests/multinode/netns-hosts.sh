@@ -26,7 +26,7 @@ die_no_namespaces() {
     exit 1
   fi
   echo "netns-hosts: SKIP: cannot create network namespaces ($why); run as root to test multi-node runs" >&2
-  exit 4
+  exit 77
 }
 
 # Runs "$@" inside network namespace $1 and a fresh UTS namespace whose host name is $2.

@@ -46,7 +46,7 @@ on_hosts() {
   rc=0
   bash "$here/netns-hosts.sh" run -- bash -c "$*" >out 2>&1 || rc=$?
   cat out
-  if [[ $rc -eq 4 ]] && grep -q "netns-hosts: SKIP" out; then exit 4; fi
+  if [[ $rc -eq 77 ]] && grep -q "netns-hosts: SKIP" out; then exit 77; fi
 }
 
 losses() { grep -o '"loss": [-0-9.e+]*' "$1" | awk '{print $2}'; }
@@ -101,7 +101,7 @@ case "$case_name" in
     wait "$pid" || rc=$?
     took=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {printf "%.1f", e - s}')
     cat out
-    if [[ $rc -eq 4 ]] && grep -q "netns-hosts: SKIP" out; then exit 4; fi
+    if [[ $rc -eq 77 ]] && grep -q "netns-hosts: SKIP" out; then exit 77; fi
     grep -q "^step 2/6" out || fail "the run did not reach step 2"
     echo "the job ended ${took} s after step 2 with exit $rc"
     [[ $rc -ne 0 && $rc -ne 124 ]] || fail "expected mpirun to end the job with an error (exit $rc)"
