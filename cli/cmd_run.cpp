@@ -7,8 +7,10 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/help_text.h"
 #include "cli/options.h"
 #include "cli/report.h"
+#include "cli/run_profile.h"
 #include "cli/run_report.h"
 #include "costmodel/estimate.h"
 #include "executor/backend_factory.h"
@@ -35,12 +37,15 @@ struct RunArgs {
 };
 
 // The problem as this executor holds it: every tensor fp32, so weights 4 + grads 4 + fp32
-// master, m, v 12 = 20 bytes per parameter ("fp32-grads"), fp32 peak FLOP/s when listed.
-RunPrediction predict(const Setup& s) {
+// master, m, v 12 = 20 bytes per parameter ("fp32-grads"), fp32 peak FLOP/s when listed; on the
+// hardware of `prof` (CPU ranks: a CPU profile, never a GPU datasheet).
+RunPrediction predict(const Setup& s, const PredictionProfile& prof) {
   Problem p = s.problem;
+  p.hardware = prof.hardware;
   p.job.convention = ParamConvention::Fp32Grads;
   if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";
-  return RunPrediction{estimate_step(p, s.config), to_string(p.job.convention), p.job.dtype};
+  return RunPrediction{estimate_step(p, s.config), to_string(p.job.convention), p.job.dtype,
+                       prof.hardware.name, prof.hardware.provenance.kind, prof.source, prof.path};
 }
 
 Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPrediction& pred, int world) {
@@ -82,8 +87,14 @@ int run_training(RunArgs& a) {
   auto setup = resolve_setup(a.problem, a.config, a.plan);
   if (!setup) return fail(setup.error());
   const Setup& s = *setup;
-  const RunPrediction pred = predict(s);
-  if (auto ok = check_runnable(a, s, pred, mpi.world_size()); !ok) return fail(ok.error());
+  PredictionProfile prof{s.problem.hardware, "plan", ""};
+  if (auto ok = check_runnable(a, s, predict(s, prof), mpi.world_size()); !ok) return fail(ok.error());
+  if (a.backend == "cpu") {  // the CUDA backend runs on the GPUs the plan's profile describes
+    auto cpu = cpu_prediction_profile(s.problem.hardware, mpi.world(), root && a.output.format == "table");
+    if (!cpu) return fail(cpu.error());
+    prof = std::move(cpu).value();
+  }
+  const RunPrediction pred = predict(s, prof);
 
   auto grid = make_rank_grid(s.config.tp, s.config.dp, s.config.pp, "tp-dp-pp");
   if (!grid) return fail(grid.error());
@@ -109,13 +120,15 @@ int run_training(RunArgs& a) {
 
 void add_training_options(CLI::App* sub, RunArgs& a) {
   sub->add_option("--steps", a.train.steps, "Optimizer steps of the whole run (default 10)");
-  sub->add_option("--backend", a.backend, "Executor backend: cpu (default) | cuda");
+  allowed_values(sub->add_option("--backend", a.backend,
+                                 "Executor backend: cpu (Eigen, fp32) or cuda (one GPU per rank) (default cpu)"),
+                 {"cpu", "cuda"});
   sub->add_option("--data", a.train.data_path,
                   "Token data: .txt/.md (bytes, vocab 256), .bin/.u16 (uint16), .u32; default synthetic");
   sub->add_option("--checkpoint-dir", a.train.checkpoint_dir, "Write sharded checkpoints here");
   sub->add_option("--checkpoint-every", a.train.checkpoint_every, "Steps between checkpoints (default: last step only)");
   sub->add_flag("--resume", a.train.resume, "Continue from the latest complete checkpoint in --checkpoint-dir");
-  sub->add_option("--memory-limit-gb", a.memory_limit_gb, "Refuse plans predicted to need more memory per rank (GB)");
+  sub->add_option("--memory-limit-gb", a.memory_limit_gb, "Refuse plans predicted to need more memory per rank, in GB = 1e9 bytes (default 0 = no limit)");
   sub->add_option("--seed", a.train.seed, "Seed of initialisation and synthetic data (default 1234)");
   sub->add_option("--lr", a.train.lr.max_lr, "Peak learning rate (default 3e-4)");
   sub->add_option("--min-lr", a.min_lr, "Final learning rate of the cosine decay (default lr/10)");
@@ -135,16 +148,22 @@ void add_training_options(CLI::App* sub, RunArgs& a) {
 void add_run_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArgs>();
   args->train.steps = 10;
-  CLI::App* sub = app.add_subcommand("run", "Train a plan on MPI ranks (CPU backend) and compare with the cost model");
+  CLI::App* sub = app.add_subcommand(
+      "run", "Train a plan on MPI ranks (CPU or CUDA backend) and compare with the cost model's prediction");
   add_plan_input_options(sub, args->plan);
   add_problem_options(sub, args->problem);
   add_config_options(sub, args->config);
   add_output_options(sub, args->output);
   add_training_options(sub, *args);
+  sub->get_option("--gpus")->description(
+      "Number of ranks = GPUs of the plan; must equal tp*pp*dp and the mpirun -np count (required unless --plan)");
   sub->footer(
       "Launch: mpirun -np <tp*pp*dp> meshplan run --plan plan.json (one rank runs without mpirun).\n"
       "As root add --allow-run-as-root (or OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1);\n"
-      "with more ranks than cores add --oversubscribe.");
+      "with more ranks than cores add --oversubscribe. One rank per plan GPU: each rank is a process\n"
+      "(CPU backend) or one GPU (--backend cuda). CPU ranks are predicted with a CPU profile: the plan's\n"
+      "when it was calibrated, else this host's, measured once (quick sweeps) and cached under\n"
+      "$XDG_CACHE_HOME/meshplan (default ~/.cache/meshplan).");
   sub->callback([args, &exit_code] { exit_code = run_training(*args); });
 }
 

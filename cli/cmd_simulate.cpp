@@ -69,10 +69,11 @@ Result<bool> write_timelines(const SimulateArgs& a, const PlanSimulation& ps, co
   if (ok && !a.dot.empty()) ok = write_text_file(a.dot, schedule_dot(ps.schedule));
   if (!ok || a.graph.empty()) return ok;
   const int nodes = schedule_dot_nodes(ps.schedule);
-  if (nodes > kGraphMaxNodes)
-    return make_error(a.graph, "--graph", std::to_string(nodes) + " actions",
-                      "plan too big to render (limit " + std::to_string(kGraphMaxNodes) + " actions)",
-                      "use --dot and render a part yourself, or fewer micro-batches / stages");
+  if (nodes > kGraphMaxNodes) {  // the rest of the command is still useful: a note, not an error
+    std::cerr << "meshplan: note: --graph " << a.graph << " skipped: " << nodes << " actions (limit "
+              << kGraphMaxNodes << "); use --dot and render a part yourself, or --svg for the timeline\n";
+    return true;
+  }
 #ifdef MESHPLAN_HAVE_GRAPHVIZ
   auto svg = render_dot_svg(schedule_dot(ps.schedule), a.graph);
   if (!svg) return svg.error();

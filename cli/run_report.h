@@ -14,6 +14,10 @@ struct RunPrediction {
   StepEstimate estimate;           // estimate_step on the problem as the CPU executor holds it
   std::string convention;          // bytes-per-param convention used for the prediction
   std::string dtype;               // compute dtype whose peak FLOP/s the prediction used
+  std::string profile;             // hardware profile of the prediction (name)
+  std::string profile_kind;        // its provenance kind: datasheet | calibrated
+  std::string profile_source;      // plan (the plan's own profile) | cache | measured (this host, now)
+  std::string profile_path;        // cache file of a host profile; empty for "plan"
 };
 
 /// Measured step time: median of the steps after the first (which pays one-off warm-up costs);
