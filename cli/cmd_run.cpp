@@ -90,7 +90,7 @@ int run_training(RunArgs& a) {
   PredictionProfile prof{s.problem.hardware, "plan", ""};
   if (auto ok = check_runnable(a, s, predict(s, prof), mpi.world_size()); !ok) return fail(ok.error());
   if (a.backend == "cpu") {  // the CUDA backend runs on the GPUs the plan's profile describes
-    auto cpu = cpu_prediction_profile(s.problem.hardware, mpi.world(), root && a.output.format == "table");
+    auto cpu = cpu_prediction_profile(s.problem.hardware, mpi.world(), root);
     if (!cpu) return fail(cpu.error());
     prof = std::move(cpu).value();
   }

@@ -38,7 +38,7 @@ std::string scaled(double v, const char* const* suffixes, int n) {
 std::string human_count(double v, const std::string& unit) {
   if (!std::isfinite(v)) return with_unit(non_finite(v), unit);
   static const char* const kSuffix[] = {"", "K", "M", "B", "T", "P"};
-  if (std::fabs(v) < 1000.0) return with_unit(three_digits(v), unit);
+  if (std::fabs(std::stod(three_digits(v))) < 1000.0) return with_unit(three_digits(v), unit);  // 999.7 -> 1K
   return with_unit(scaled(v, kSuffix, 6), unit);
 }
 

@@ -132,3 +132,20 @@ TEST_CASE("simulate goodput: Young/Daly for the job GPUs, the checkpoint cost is
   CHECK(g["interval_s"].get<double>() == 900);  // default: checkpoint every 15 minutes
   check_one_line_error(run_cli(kPlan + " --gpu-mtbf-hours 8000"), {"--checkpoint-s"});
 }
+
+TEST_CASE("simulate --svg of the 1T plan (P=64, 512 micro-batches) is aggregated and under 2 MB") {
+  const std::string svg = scratch_dir() + "/1t.svg";
+  const CliResult r = run_cli("simulate --model " + source_path("examples/models/megatron-gpt-1t.yaml") +
+                              " --hardware a100-80gb-sxm --gpus 512 --global-batch 512 --seq 2048 --tp 8 --pp 64"
+                              " --recompute full --svg " + svg);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string text = slurp(svg);
+  CHECK(text.size() < 2u * 1000 * 1000);
+  CHECK(text.find("aggregated: ") != std::string::npos);
+  CHECK(text.find(">rank 63<") != std::string::npos);  // every stage has its row
+  size_t rects = 0;
+  for (size_t at = text.find("<rect"); at != std::string::npos; at = text.find("<rect", at + 1)) ++rects;
+  CHECK(rects > 64 * 2);  // more than the empty row backgrounds: the timeline is drawn
+  CHECK(text.rfind("</svg>\n") == text.size() - 7);
+}
