@@ -91,11 +91,11 @@ std::string run_table(const Problem& p, const ParallelConfig& cfg, const exec::T
       << cfg.virtual_stages << ", micro-batches " << cfg.num_micro_batches << " x " << cfg.micro_batch_size
       << ", recompute " << to_string(cfg.recompute) << "), data: " << r.data_description << "\n";
   if (r.resumed_from_step >= 0) out << "resumed after step " << r.resumed_from_step << "\n";
-  out << "predicted with profile " << pred.profile << " (" << pred.profile_kind;
-  if (pred.profile_source == "plan") out << ", the plan's";
-  else out << ", this host " << (pred.profile_source == "measured" ? "measured now" : "measured before")
-           << ", cached at " << pred.profile_path << "; the plan's " << p.hardware.name << " is a datasheet";
-  out << "), bytes/param convention " << pred.convention << ", dtype " << pred.dtype << "\n\n";
+  out << "predicted with " << pred.profile << " (" << pred.profile_kind << ")";
+  if (pred.profile_source == "plan") out << ", the plan's profile";
+  else out << ", this host's profile " << (pred.profile_source == "measured" ? "measured now" : "measured before")
+           << " and cached at " << pred.profile_path << " (the plan's " << p.hardware.name << " is a datasheet)";
+  out << ", bytes/param convention " << pred.convention << ", dtype " << pred.dtype << "\n\n";
   out << row("quantity", "predicted", "measured", "error");
   out << row("step time (s)", fixed(t.step_s, 4), fixed(step_s, 4), percent(relative_error(t.step_s, step_s)));
   out << row("compute + optimizer (s)", fixed(t.compute_s + t.optimizer_s, 4), fixed(measured_compute_s(r), 4),

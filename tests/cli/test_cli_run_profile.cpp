@@ -57,7 +57,7 @@ TEST_CASE("run predicts CPU ranks with a host profile measured once and cached, 
   // The table names the profile too.
   const CliResult table = run_cli(tiny_run("a100-80gb-sxm").substr(0, tiny_run("a100-80gb-sxm").find(" --format")));
   REQUIRE(table.exit_code == 0);
-  CHECK(table.out.find("predicted with profile " + profile) != std::string::npos);
+  CHECK(table.out.find("predicted with " + profile + " (calibrated), this host's profile") != std::string::npos);
   CHECK(table.out.find("the plan's a100-80gb-sxm is a datasheet") != std::string::npos);
   unsetenv("XDG_CACHE_HOME");
 }
