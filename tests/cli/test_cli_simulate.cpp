@@ -149,3 +149,21 @@ TEST_CASE("simulate --svg of the 1T plan (P=64, 512 micro-batches) is aggregated
   CHECK(rects > 64 * 2);  // more than the empty row backgrounds: the timeline is drawn
   CHECK(text.rfind("</svg>\n") == text.size() - 7);
 }
+
+TEST_CASE("simulate --svg-from-ms/--svg-to-ms/--svg-rows draw a window of the 1T plan in detail") {
+  const std::string svg = scratch_dir() + "/1t-window.svg";
+  const std::string base = "simulate --model " + source_path("examples/models/megatron-gpt-1t.yaml") +
+                           " --hardware a100-80gb-sxm --gpus 512 --global-batch 512 --seq 2048 --tp 8 --pp 64"
+                           " --recompute full --svg " + svg;
+  const CliResult r = run_cli(base + " --svg-from-ms 40000 --svg-to-ms 42000 --svg-rows 0-7");
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string text = slurp(svg);
+  CHECK(text.find("aggregated: ") == std::string::npos);  // few actions in view: one rect each
+  CHECK(text.find(">rank 7<") != std::string::npos);
+  CHECK(text.find(">rank 8<") == std::string::npos);
+  CHECK(text.find(">40000<") != std::string::npos);      // the axis starts at the window
+  CHECK(text.size() < 200u * 1000);
+  check_one_line_error(run_cli(base + " --svg-rows 5-3"), {"--svg-rows", "5-3", "(hint: "});
+  check_one_line_error(run_cli(base + " --svg-from-ms 10 --svg-to-ms 5"), {"--svg-to-ms", "(hint: "});
+}
