@@ -273,7 +273,8 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   allowed_values(sub->add_option("--export", args->export_kind,
                                  "Print the best plan as Megatron-LM arguments or a DeepSpeed config (default: none)"),
                  {"megatron", "deepspeed"});
-  sub->add_flag("--no-progress", args->no_progress, "Never draw the progress bar");
+  sub->add_flag("-q,--quiet,--no-progress", args->no_progress,
+                "Never draw the progress bar (drawn on stderr when it is a terminal and the search runs over 1 s)");
   add_output_options(sub, args->output);
   sub->footer("--output FILE writes the plan file (meshplan.plan/1 JSON) for simulate and run. "
               "Impossible problems print one line saying what would fit and exit 2.");
