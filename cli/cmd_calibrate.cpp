@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/device_guard.h"
 #include "cli/selftest_gate.h"
+#include "cli/help_text.h"
 #include "cli/options.h"
 #include "cli/report.h"
 #include "core/io.h"
@@ -152,9 +153,10 @@ int run_calibrate(CalibrateArgs& a) {
 void add_calibrate_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CalibrateArgs>();
   CLI::App* sub = app.add_subcommand("calibrate", "Measure GEMM, memory and MPI collectives; write a hardware profile");
-  sub->add_option("--backend", args->backend, "Backend to calibrate: cpu (default) | cuda");
-  sub->add_option("--output", args->output.output, "Profile YAML to write (required)");
-  sub->add_option("--format", args->output.format, "Summary on stdout: table|json|yaml (default table)");
+  allowed_values(sub->add_option("--backend", args->backend, "Backend to calibrate (default cpu)"), {"cpu", "cuda"});
+  required_flag(sub->add_option("--output", args->output.output, "Profile YAML to write"));
+  allowed_values(sub->add_option("--format", args->output.format, "Summary on stdout (default table)"),
+                 {"table", "json", "yaml"});
   sub->add_option("--name", args->name, "Profile name (default cpu-<host> or cuda-<host>)");
   sub->add_option("--base", args->base,
                   "cuda: datasheet profile (name or path) whose node/network sections replace what one GPU "

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/launch_export.h"
+#include "cli/help_text.h"
 #include "cli/options.h"
 #include "cli/plan_file.h"
 #include "cli/report.h"
@@ -245,15 +246,17 @@ void add_narrowing_options(CLI::App* sub, PlanArgs& a) {
   sub->add_option("--pp", a.pp, "Pipeline-parallel sizes to try (default: all)");
   sub->add_option("--zero", a.zero, "ZeRO stages to try, e.g. 1,2 (default: 0,1,2,3)");
   sub->add_option("--micro-batch", a.micro_batch, "Micro-batch sizes to try (default: divisors of batch/dp)");
-  sub->add_option("--recompute", a.recompute, "Recompute modes to try: none,selective,full");
-  sub->add_option("--schedule", a.schedule, "Schedules to try: gpipe,1f1b,interleaved,zb-h1");
-  sub->add_option("--virtual-stages", a.virtual_stages, "Interleaved virtual stages to try");
+  allowed_values(sub->add_option("--recompute", a.recompute, "Recompute modes to try, comma-separated (default: all)"),
+                 {"none", "selective", "full"});
+  allowed_values(sub->add_option("--schedule", a.schedule, "Schedules to try, comma-separated (default: all)"),
+                 {"gpipe", "1f1b", "interleaved", "zb-h1"});
+  sub->add_option("--virtual-stages", a.virtual_stages, "Interleaved virtual stages to try (default: all)");
   sub->add_flag("--sequence-parallel", a.sp_on, "Only plans with sequence parallelism");
   sub->add_flag("--no-sequence-parallel", a.sp_off, "Only plans without sequence parallelism");
   sub->add_flag("--dp-overlap", a.overlap_on, "Only plans that overlap DP communication");
   sub->add_flag("--no-dp-overlap", a.overlap_off, "Only plans that do not overlap it");
-  sub->add_option("--max-tp", a.max_tp, "Largest tensor-parallel size");
-  sub->add_option("--max-pp", a.max_pp, "Largest pipeline-parallel size");
+  sub->add_option("--max-tp", a.max_tp, "Largest tensor-parallel size (default: no limit)");
+  sub->add_option("--max-pp", a.max_pp, "Largest pipeline-parallel size (default: no limit)");
 }
 
 }  // namespace
@@ -265,13 +268,18 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   add_problem_options(sub, args->problem);
   add_narrowing_options(sub, *args);
   sub->add_option("--top", args->top, "How many candidates to keep (default 5)");
-  sub->add_option("--objective", args->objective, "step-time|tokens-per-s|mfu|cost (figure shown)");
+  allowed_values(sub->add_option("--objective", args->objective, "What to rank by (default step-time)"),
+                 {"step-time", "tokens-per-s", "mfu", "cost"});
   sub->add_option("--dollars-per-gpu-hour", args->dollars_per_gpu_hour,
                   "Price for --objective cost (default: the profile's)");
   sub->add_flag("--explain", args->explain, "Rejections per rule and why #1 beats #2");
   sub->add_flag("--pareto", args->pareto, "Also list the memory vs throughput Pareto front");
-  sub->add_option("--export", args->export_kind, "Print the best plan as megatron args, deepspeed JSON, or a launch script: slurm | torchrun (Megatron-LM via torchrun), mpirun | srun (meshplan run)");
-  sub->add_flag("--no-progress", args->no_progress, "Never draw the progress bar");
+  allowed_values(sub->add_option("--export", args->export_kind,
+                                 "Print the best plan as framework arguments/config or a launch script: "
+                                 "slurm | torchrun (Megatron-LM via torchrun), mpirun | srun (meshplan run)"),
+                 {"megatron", "deepspeed", "slurm", "torchrun", "mpirun", "srun"});
+  sub->add_flag("-q,--quiet,--no-progress", args->no_progress,
+                "Never draw the progress bar (drawn on stderr when it is a terminal and the search runs over 1 s)");
   add_output_options(sub, args->output);
   sub->footer("--output FILE writes the plan file (meshplan.plan/1 JSON) for simulate and run. "
               "Impossible problems print one line saying what would fit and exit 2.");

@@ -11,6 +11,8 @@
 #include "cli/options.h"
 #include "cli/report.h"
 #include "cli/run_hosts.h"
+#include "cli/help_text.h"
+#include "cli/run_profile.h"
 #include "cli/run_report.h"
 #include "cli/selftest_gate.h"
 #include "costmodel/estimate.h"
@@ -50,11 +52,14 @@ struct RunArgs {
 
 // The problem as this executor holds it: fp32 weights, grads, fp32 master, m, v = 20 bytes per
 // parameter ("fp32-grads"); time at the peak FLOP/s of the GEMM dtype the backend really runs
-// (cuda: bf16, cpu: fp32) when the profile lists it, memory with the activation dtype it stores.
-RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec) {
+// (cuda: bf16, cpu: fp32) when the profile lists it, memory with the activation dtype it stores;
+// on the hardware of `prof` (CPU ranks: a CPU profile, never a GPU datasheet).
+RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const PredictionProfile& prof) {
   Problem p = s.problem;
+  p.hardware = prof.hardware;
   p.job.convention = ParamConvention::Fp32Grads;
   if (p.hardware.peak_flops_for(prec.gemm_dtype) > 0) p.job.dtype = prec.gemm_dtype;
+  else if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";
   StepEstimate e = estimate_step(p, s.config);
   std::string dtype = p.job.dtype;
   if (prec.activation_dtype != p.job.dtype) {
@@ -63,7 +68,8 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec) {
     e.memory = estimate_step(m, s.config).memory;
     dtype += " GEMMs, " + prec.activation_dtype + " activations";
   }
-  return RunPrediction{e, to_string(p.job.convention), dtype, prec.description};
+  return RunPrediction{e, to_string(p.job.convention), dtype, prec.description, prof.hardware.name,
+                       prof.hardware.provenance.kind, prof.source, prof.path};
 }
 
 Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPrediction& pred, int world) {
@@ -104,8 +110,15 @@ int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
   auto setup = resolve_setup(a.problem, a.config, a.plan);
   if (!setup) return fail(setup.error());
   const Setup& s = *setup;
-  const RunPrediction pred = predict(s, exec::backend_precision(a.backend, a.cpu_options()));
-  if (auto ok = check_runnable(a, s, pred, mpi.world_size()); !ok) return fail(ok.error());
+  const exec::BackendPrecision prec = exec::backend_precision(a.backend, a.cpu_options());
+  PredictionProfile prof{s.problem.hardware, "plan", ""};
+  if (auto ok = check_runnable(a, s, predict(s, prec, prof), mpi.world_size()); !ok) return fail(ok.error());
+  if (a.backend == "cpu") {  // the CUDA backend runs on the GPUs the plan's profile describes
+    auto cpu = cpu_prediction_profile(s.problem.hardware, mpi.world(), root);
+    if (!cpu) return fail(cpu.error());
+    prof = std::move(cpu).value();
+  }
+  const RunPrediction pred = predict(s, prec, prof);
 
   auto grid = make_rank_grid(s.config.tp, s.config.dp, s.config.pp, "tp-dp-pp");
   if (!grid) return fail(grid.error());
@@ -159,13 +172,15 @@ int run_training(RunArgs& a) {
 
 void add_training_options(CLI::App* sub, RunArgs& a) {
   sub->add_option("--steps", a.train.steps, "Optimizer steps of the whole run (default 10)");
-  sub->add_option("--backend", a.backend, "Executor backend: cpu (default) | cuda");
+  allowed_values(sub->add_option("--backend", a.backend,
+                                 "Executor backend: cpu (Eigen, fp32) or cuda (one GPU per rank) (default cpu)"),
+                 {"cpu", "cuda"});
   sub->add_option("--data", a.train.data_path,
                   "Token data: .txt/.md (bytes, vocab 256), .bin/.u16 (uint16), .u32; default synthetic");
   sub->add_option("--checkpoint-dir", a.train.checkpoint_dir, "Write sharded checkpoints here");
   sub->add_option("--checkpoint-every", a.train.checkpoint_every, "Steps between checkpoints (default: last step only)");
   sub->add_flag("--resume", a.train.resume, "Continue from the latest complete checkpoint in --checkpoint-dir");
-  sub->add_option("--memory-limit-gb", a.memory_limit_gb, "Refuse plans predicted to need more memory per rank (GB)");
+  sub->add_option("--memory-limit-gb", a.memory_limit_gb, "Refuse plans predicted to need more memory per rank, in GB = 1e9 bytes (default 0 = no limit)");
   sub->add_option("--seed", a.train.seed, "Seed of initialisation and synthetic data (default 1234)");
   sub->add_option("--lr", a.train.lr.max_lr, "Peak learning rate (default 3e-4)");
   sub->add_option("--min-lr", a.min_lr, "Final learning rate of the cosine decay (default lr/10)");
@@ -188,17 +203,23 @@ void add_training_options(CLI::App* sub, RunArgs& a) {
 void add_run_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArgs>();
   args->train.steps = 10;
-  CLI::App* sub = app.add_subcommand("run", "Train a plan on MPI ranks (CPU backend) and compare with the cost model");
+  CLI::App* sub = app.add_subcommand(
+      "run", "Train a plan on MPI ranks (CPU or CUDA backend) and compare with the cost model's prediction");
   add_plan_input_options(sub, args->plan);
   add_problem_options(sub, args->problem);
   args->problem.allow_tp_flag_with_plan = true;  // run: --allow-tp-across-nodes also lifts the host rule
   add_config_options(sub, args->config);
   add_output_options(sub, args->output);
   add_training_options(sub, *args);
+  sub->get_option("--gpus")->description(
+      "Number of ranks = GPUs of the plan; must equal tp*pp*dp and the mpirun -np count (required unless --plan)");
   sub->footer(
       "Launch: mpirun -np <tp*pp*dp> meshplan run --plan plan.json (one rank runs without mpirun).\n"
       "As root add --allow-run-as-root (or OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1);\n"
-      "with more ranks than cores add --oversubscribe.");
+      "with more ranks than cores add --oversubscribe. One rank per plan GPU: each rank is a process\n"
+      "(CPU backend) or one GPU (--backend cuda). CPU ranks are predicted with a CPU profile: the plan's\n"
+      "when it was calibrated, else this host's, measured once (quick sweeps) and cached under\n"
+      "$XDG_CACHE_HOME/meshplan (default ~/.cache/meshplan).");
   sub->callback([args, sub, &exit_code] {
     args->dtype_given = sub->get_option("--dtype")->count() > 0;
     exit_code = run_training(*args);

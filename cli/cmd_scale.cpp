@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "cli/report.h"
 #include "cli/report_json.h"
+#include "core/human_format.h"
 #include "core/io.h"
 #include "costmodel/chinchilla.h"
 
@@ -121,20 +122,27 @@ ojson scale_object(const ScaleArgs& a, const Budget& b) {
   return j;
 }
 
+// Loss to 4 significant digits: differences between the two rules show in the third decimal.
+std::string fixed4(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
 std::string table_row(const ojson& al) {
   char buf[200];
   std::snprintf(buf, sizeof buf, "  %-24s %12s %12s %10s %12s %8s %10s\n",
-                al["rule"].get<std::string>().c_str(), format_number(al["parameters"].get<double>()).c_str(),
-                format_number(al["tokens"].get<double>()).c_str(),
-                format_number(al["tokens_per_parameter"].get<double>()).c_str(),
-                format_number(al["flops_6nd"].get<double>()).c_str(),
-                format_number(al["predicted_loss"].get<double>()).c_str(),
-                al.contains("training_days") ? format_number(al["training_days"].get<double>()).c_str() : "-");
+                al["rule"].get<std::string>().c_str(), human_count(al["parameters"].get<double>()).c_str(),
+                human_count(al["tokens"].get<double>()).c_str(),
+                human_count(al["tokens_per_parameter"].get<double>()).c_str(),
+                human_scientific(al["flops_6nd"].get<double>()).c_str(),
+                fixed4(al["predicted_loss"].get<double>()).c_str(),
+                al.contains("training_days") ? human_count(al["training_days"].get<double>()).c_str() : "-");
   return buf;
 }
 
 std::string scale_table(const ojson& j) {
-  std::string s = "meshplan scale: budget " + format_number(j["budget"]["flops"].get<double>()) + " FLOPs";
+  std::string s = "meshplan scale: budget " + human_scientific(j["budget"]["flops"].get<double>()) + " FLOPs";
   if (j.contains("cluster")) {
     const ojson& c = j["cluster"];
     s += " on " + std::to_string(c["gpus"].get<int64_t>()) + " x " + c["hardware"].get<std::string>() +

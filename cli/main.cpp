@@ -5,12 +5,14 @@
 
 #include "cli/commands.h"
 #include "executor/device_error.h"
+#include "cli/help_text.h"
 
 int main(int argc, char** argv) {
   using namespace meshplan::cli;
   CLI::App app{"meshplan: plan, simulate and run distributed LLM training"};
   app.set_version_flag("--version", std::string(MESHPLAN_VERSION) + " (" + MESHPLAN_GIT_SHA + ")");
   app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();  // finish_help turns them into "(default X)"
   int exit_code = kExitOk;
   add_plan_command(app, exit_code);
   add_estimate_command(app, exit_code);
@@ -20,6 +22,7 @@ int main(int argc, char** argv) {
   add_scale_command(app, exit_code);
   add_validate_command(app, exit_code);
   add_selftest_command(app, exit_code);
+  finish_help(app);
   try {
     app.parse(argc, argv);
   } catch (const meshplan::exec::DeviceError& e) {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/help_text.h"
 #include "cli/plan_file.h"
 #include "core/io.h"
 
@@ -20,14 +21,20 @@ static const char* kCmd = "command line";
 
 void add_problem_options(CLI::App* sub, ProblemOptions& o) {
   o.app = sub;
-  sub->add_option("--model", o.model, "Model file (YAML/JSON, Hugging Face config.json keys)");
-  sub->add_option("--hardware", o.hardware, "Hardware profile: shipped name (e.g. a100-80gb-sxm) or path");
-  sub->add_option("--gpus", o.gpus, "Number of GPUs");
-  sub->add_option("--global-batch", o.global_batch, "Sequences per optimizer step");
-  sub->add_option("--seq", o.seq, "Sequence length (default: the model's max_position_embeddings, else 2048)");
-  sub->add_option("--dtype", o.dtype, "Compute dtype for peak FLOP/s (default bf16)");
-  sub->add_option("--bytes-per-param", o.bytes_per_param,
-                  "Weights+grads+optimizer convention: default (16), megatron (18), fp32-grads (20)");
+  const std::string unless = "--plan";
+  required_flag(sub->add_option("--model", o.model, "Model file (YAML/JSON, Hugging Face config.json keys)"), unless);
+  required_flag(sub->add_option("--hardware", o.hardware,
+                                "Hardware profile: shipped name (e.g. a100-80gb-sxm, h100-80gb-sxm) or a YAML path"),
+                unless);
+  required_flag(sub->add_option("--gpus", o.gpus, "Number of GPUs"), unless);
+  required_flag(sub->add_option("--global-batch", o.global_batch, "Sequences (not tokens) per optimizer step"), unless);
+  sub->add_option("--seq", o.seq, "Sequence length in tokens (default: the model's max_position_embeddings, else 2048)");
+  allowed_values(sub->add_option("--dtype", o.dtype, "Compute dtype whose peak FLOP/s the profile lists (default bf16)"),
+                 {"bf16", "fp16", "tf32", "fp32", "fp8"});
+  allowed_values(sub->add_option("--bytes-per-param", o.bytes_per_param,
+                                 "Weights+grads+optimizer bytes per parameter: default (16), megatron (18), fp32-grads "
+                                 "(20) (default: default)"),
+                 {"default", "megatron", "fp32-grads"});
   sub->add_flag("--allow-tp-across-nodes", o.allow_tp_across_nodes, "Allow TP groups larger than a node");
   sub->add_option("--profiles-dir", o.profiles_dir, "Directory of hardware profiles (default: shipped)");
 }
@@ -38,16 +45,18 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
   sub->add_option("--pp", o.pp, "Pipeline-parallel degree (default 1)");
   sub->add_option("--zero", o.zero, "ZeRO stage 0..3 (default 0)");
   sub->add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch (default 1)");
-  sub->add_option("--recompute", o.recompute, "Activation recomputation: none|selective|full");
+  allowed_values(sub->add_option("--recompute", o.recompute, "Activation recomputation (default none)"),
+                 {"none", "selective", "full"});
   sub->add_flag("--sequence-parallel", o.sequence_parallel, "Megatron sequence parallelism (tp > 1)");
-  sub->add_option("--schedule", o.schedule, "Pipeline schedule: gpipe|1f1b|interleaved|zb-h1");
+  allowed_values(sub->add_option("--schedule", o.schedule, "Pipeline schedule (default 1f1b)"),
+                 {"gpipe", "1f1b", "interleaved", "zb-h1"});
   sub->add_option("--virtual-stages", o.virtual_stages, "Model chunks per pipeline rank (interleaved)");
   sub->add_flag("--no-dp-overlap", o.no_dp_overlap, "Do not overlap DP gradient reduction with backward");
   sub->add_option("--layers-per-stage", o.layers_per_stage, "Layers per pipeline chunk, e.g. 7,9,9,7");
 }
 
 void add_output_options(CLI::App* sub, OutputOptions& o) {
-  sub->add_option("--format", o.format, "Output format: table|json|yaml (default table)");
+  allowed_values(sub->add_option("--format", o.format, "Output format (default table)"), {"table", "json", "yaml"});
   sub->add_option("--output", o.output, "Write the result file here");
 }
 

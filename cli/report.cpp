@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/report_json.h"
+#include "core/human_format.h"
 #include "core/io.h"
 
 namespace meshplan::cli {
@@ -166,9 +167,10 @@ static std::string seconds(double s) {
 static std::string header(const Problem& p, const ParallelConfig& c) {
   std::ostringstream o;
   const ParamBytes pb = param_bytes(p.job.convention);
-  o << "meshplan estimate: " << p.model.name << " (" << format_number(p.model.num_parameters() / 1e9)
-    << "B params) on " << p.job.gpus << " x " << p.hardware.name << "\n";
-  o << "job:    global batch " << p.job.global_batch << " x seq " << p.job.seq_len << ", "
+  o << "meshplan estimate: " << p.model.name << " (" << human_count(p.model.num_parameters(), "params")
+    << ") on " << p.job.gpus << " x " << p.hardware.name << "\n";
+  o << "job:    global batch " << p.job.global_batch << " x seq " << p.job.seq_len << " tokens ("
+    << human_count(static_cast<double>(p.job.global_batch) * p.job.seq_len, "tokens") << " per step), "
     << p.job.dtype << ", " << format_number(pb.weights + pb.gradients + pb.optimizer)
     << " bytes/param (" << to_string(p.job.convention) << ")\n";
   o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << " zero=" << c.zero_stage
@@ -207,7 +209,7 @@ std::string estimate_table(const Problem& p, const StepEstimate& e) {
   const Throughput& t = e.throughput;
   std::string s = header(p, e.config) + "\n" + memory_table(e) + "\n" + time_table(e.time) + "\n";
   s += "throughput:\n";
-  s += row("tokens/s", format_number(t.tokens_per_s));
+  s += row("tokens/s", human_count(t.tokens_per_s));
   s += row("TFLOP/s per GPU", format_number(t.tflops_per_gpu));
   s += row("MFU", percent(t.mfu, 1.0));
   s += row("HFU", percent(t.hfu, 1.0));

@@ -92,8 +92,11 @@ std::string run_table(const Problem& p, const ParallelConfig& cfg, const exec::T
       << ", recompute " << to_string(cfg.recompute) << "), data: " << r.data_description << "\n";
   if (r.resumed_from_step >= 0) out << "resumed after step " << r.resumed_from_step << "\n";
   if (!pred.precision.empty()) out << "precision: " << pred.precision << "\n";
-  out << "predicted with " << p.hardware.name << " (" << p.hardware.provenance.kind
-      << "), bytes/param convention " << pred.convention << ", dtype " << pred.dtype << "\n\n";
+  out << "predicted with " << pred.profile << " (" << pred.profile_kind << ")";
+  if (pred.profile_source == "plan") out << ", the plan's profile";
+  else out << ", this host's profile " << (pred.profile_source == "measured" ? "measured now" : "measured before")
+           << " and cached at " << pred.profile_path << " (the plan's " << p.hardware.name << " is a datasheet)";
+  out << ", bytes/param convention " << pred.convention << ", dtype " << pred.dtype << "\n\n";
   out << row("quantity", "predicted", "measured", "error");
   out << row("step time (s)", fixed(t.step_s, 4), fixed(step_s, 4), percent(relative_error(t.step_s, step_s)));
   out << row("compute + optimizer (s)", fixed(t.compute_s + t.optimizer_s, 4), fixed(measured_compute_s(r), 4),
@@ -145,7 +148,11 @@ std::string run_json(const Problem& p, const ParallelConfig& cfg, const exec::Tr
                     {"activations_bytes", report_bytes(e.memory.activations_bytes)},
                     {"tokens_per_s", report_number(e.throughput.tokens_per_s)},
                     {"bytes_per_param", pred.convention},
-                    {"dtype", pred.dtype}};
+                    {"dtype", pred.dtype},
+                    {"profile", pred.profile},
+                    {"profile_kind", pred.profile_kind},
+                    {"profile_source", pred.profile_source},
+                    {"profile_path", pred.profile_path}};
   j["error"] = {{"step_s", report_number(relative_error(e.time.step_s, step_s))},
                 {"peak_bytes", report_number(relative_error(e.memory.peak_bytes, static_cast<double>(r.peak_bytes)))}};
   j["config"] = config_object(cfg);

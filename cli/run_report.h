@@ -15,6 +15,10 @@ struct RunPrediction {
   std::string convention;          // bytes-per-param convention used for the prediction
   std::string dtype;               // compute dtype whose peak FLOP/s the prediction used
   std::string precision;           // what the backend really ran in (run JSON's `precision`)
+  std::string profile;             // hardware profile of the prediction (name)
+  std::string profile_kind;        // its provenance kind: datasheet | calibrated
+  std::string profile_source;      // plan (the plan's own profile) | cache | measured (this host, now)
+  std::string profile_path;        // cache file of a host profile; empty for "plan"
 };
 
 /// Measured step time: median of the steps after the first (which pays one-off warm-up costs);

@@ -17,8 +17,17 @@ std::string trace_json(const SimResult& r, const std::string& title);
 
 /// Gantt chart: one row per simulated GPU (compute bar, and a thin communication bar under it),
 /// colours per action kind, micro-batch numbers on bars wide enough to hold them, a legend and a
-/// time axis in ms. `width_px` is the drawing width of the time axis.
-std::string gantt_svg(const SimResult& r, const std::string& title, int width_px = 1200);
+/// time axis in ms. `width_px` is the drawing width of the time axis. Above 6,000 spans in view it
+/// draws one rect per pixel column and kind (aggregated), so any plan's chart stays small.
+/// `view` picks a time window and a range of rows (lanes); the default is the whole step.
+struct GanttView {
+  Nanoseconds from_ns = 0;   // window start
+  Nanoseconds to_ns = -1;    // window end; -1 = end of the step
+  int first_lane = 0;        // rows first_lane..last_lane (lane = replica * pp + stage)
+  int last_lane = -1;        // -1 = the last lane
+};
+std::string gantt_svg(const SimResult& r, const std::string& title, int width_px = 1200,
+                      const GanttView& view = {});
 
 /// Dependency graph of a schedule with send/recv: one cluster per rank with its actions in order
 /// (grey edges), plus cross-rank edges from each send to its receive (red). Plain DOT text.

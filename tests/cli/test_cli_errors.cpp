@@ -131,3 +131,26 @@ TEST_CASE("scale bad inputs") {
   check_bad("scale --hardware h100-80gb-sxm --gpus 8 --days 3 --mfu 1.5", {"--mfu=1.5"});
   check_bad("scale --hardware nope --gpus 8 --days 3", {"--hardware=nope"});
 }
+
+TEST_CASE("version prints version and git commit and help shows allowed values and defaults and required flags and units") {
+  const CliResult v = run_cli("--version");
+  CHECK(v.exit_code == 0);
+  CHECK(v.out.find(MESHPLAN_VERSION) != std::string::npos);
+  CHECK(v.out.find("(") != std::string::npos);  // "(<git sha>)"
+  const CliResult e = run_cli("estimate --help");
+  CHECK(e.exit_code == 0);
+  CHECK(e.out.find("{none|selective|full}") != std::string::npos);
+  CHECK(e.out.find("{gpipe|1f1b|interleaved|zb-h1}") != std::string::npos);
+  CHECK(e.out.find("{table|json|yaml}") != std::string::npos);
+  CHECK(e.out.find("(default 1f1b)") != std::string::npos);
+  CHECK(e.out.find("(required unless --plan)") != std::string::npos);
+  CHECK(e.out.find("Sequence length in tokens") != std::string::npos);
+  const CliResult p = run_cli("plan --help");
+  CHECK(p.out.find("{step-time|tokens-per-s|mfu|cost}") != std::string::npos);
+  CHECK(p.out.find("{megatron|deepspeed}") != std::string::npos);
+  CHECK(e.out.find("Model chunks per pipeline rank (interleaved) (default 1)") != std::string::npos);  // captured
+  const CliResult r = run_cli("run --help");
+  CHECK(r.out.find("Number of ranks") != std::string::npos);
+  CHECK(r.out.find("{cpu|cuda}") != std::string::npos);
+  CHECK(r.out.find("on MPI ranks (CPU or CUDA backend)") != std::string::npos);
+}

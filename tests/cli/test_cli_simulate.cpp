@@ -2,6 +2,7 @@
 // actions; JSON keys of DESIGN.md; timeline files; straggler and goodput flags.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -94,9 +95,18 @@ TEST_CASE("simulate writes trace JSON, Gantt SVG, DOT and the rendered graph") {
   CHECK(slurp(dir + "/graph.svg").find("<svg") != std::string::npos);
 }
 
-TEST_CASE("simulate --graph refuses big plans with a one-line error") {
-  check_one_line_error(run_cli(plan_args(512) + " --graph " + scratch_dir() + "/big.svg"),
-                       {"--graph", "too big", "--dot"});
+TEST_CASE("simulate --graph skips big plans with a note and still writes the rest") {
+  const std::string dir = scratch_dir();
+  std::filesystem::remove(dir + "/big.svg");
+  const CliResult r = run_cli(plan_args(512) + " --graph " + dir + "/big.svg --svg " + dir + "/big-gantt.svg");
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("--graph") != std::string::npos);
+  CHECK(r.err.find("skipped") != std::string::npos);
+  CHECK(r.err.find("--dot") != std::string::npos);
+  CHECK(r.out.find("step") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/big.svg"));
+  CHECK(slurp(dir + "/big-gantt.svg").find("<svg") != std::string::npos);
 }
 
 TEST_CASE("simulate --slow-rank shows the straggler, bad values are exit 2") {
@@ -121,4 +131,39 @@ TEST_CASE("simulate goodput: Young/Daly for the job GPUs, the checkpoint cost is
   CHECK(g["young_interval_s"].get<double>() == Approx(20784.6).epsilon(1e-5));
   CHECK(g["interval_s"].get<double>() == 900);  // default: checkpoint every 15 minutes
   check_one_line_error(run_cli(kPlan + " --gpu-mtbf-hours 8000"), {"--checkpoint-s"});
+}
+
+TEST_CASE("simulate --svg of the 1T plan (P=64, 512 micro-batches) is aggregated and under 2 MB") {
+  const std::string svg = scratch_dir() + "/1t.svg";
+  const CliResult r = run_cli("simulate --model " + source_path("examples/models/megatron-gpt-1t.yaml") +
+                              " --hardware a100-80gb-sxm --gpus 512 --global-batch 512 --seq 2048 --tp 8 --pp 64"
+                              " --recompute full --svg " + svg);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string text = slurp(svg);
+  CHECK(text.size() < 2u * 1000 * 1000);
+  CHECK(text.find("aggregated: ") != std::string::npos);
+  CHECK(text.find(">rank 63<") != std::string::npos);  // every stage has its row
+  size_t rects = 0;
+  for (size_t at = text.find("<rect"); at != std::string::npos; at = text.find("<rect", at + 1)) ++rects;
+  CHECK(rects > 64 * 2);  // more than the empty row backgrounds: the timeline is drawn
+  CHECK(text.rfind("</svg>\n") == text.size() - 7);
+}
+
+TEST_CASE("simulate --svg-from-ms/--svg-to-ms/--svg-rows draw a window of the 1T plan in detail") {
+  const std::string svg = scratch_dir() + "/1t-window.svg";
+  const std::string base = "simulate --model " + source_path("examples/models/megatron-gpt-1t.yaml") +
+                           " --hardware a100-80gb-sxm --gpus 512 --global-batch 512 --seq 2048 --tp 8 --pp 64"
+                           " --recompute full --svg " + svg;
+  const CliResult r = run_cli(base + " --svg-from-ms 40000 --svg-to-ms 42000 --svg-rows 0-7");
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string text = slurp(svg);
+  CHECK(text.find("aggregated: ") == std::string::npos);  // few actions in view: one rect each
+  CHECK(text.find(">rank 7<") != std::string::npos);
+  CHECK(text.find(">rank 8<") == std::string::npos);
+  CHECK(text.find(">40000<") != std::string::npos);      // the axis starts at the window
+  CHECK(text.size() < 200u * 1000);
+  check_one_line_error(run_cli(base + " --svg-rows 5-3"), {"--svg-rows", "5-3", "(hint: "});
+  check_one_line_error(run_cli(base + " --svg-from-ms 10 --svg-to-ms 5"), {"--svg-to-ms", "(hint: "});
 }
