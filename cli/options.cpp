@@ -29,6 +29,10 @@ void add_problem_options(CLI::App* sub, ProblemOptions& o) {
   sub->add_option("--bytes-per-param", o.bytes_per_param,
                   "Weights+grads+optimizer convention: default (16), megatron (18), fp32-grads (20)");
   sub->add_flag("--allow-tp-across-nodes", o.allow_tp_across_nodes, "Allow TP groups larger than a node");
+  sub->add_option("--attention", o.attention,
+                  "Attention kernel: fused (FlashAttention 2/3, cuDNN SDPA, Transformer Engine: no s x s "
+                  "scores stored, recomputed in backward; default) or materialized (Megatron-LM 2021-22 "
+                  "softmax, s x s scores stashed, Korthikanti et al. 2022)");
   sub->add_option("--profiles-dir", o.profiles_dir, "Directory of hardware profiles (default: shipped)");
 }
 
@@ -109,6 +113,10 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
     return make_error(kCmd, "--bytes-per-param", o.bytes_per_param, "unknown convention",
                       "use default (16), megatron (18) or fp32-grads (20)");
   job.convention = *conv;
+  auto attention = parse_attention(o.attention);
+  if (!attention)
+    return make_error(kCmd, "--attention", o.attention, "unknown attention kernel", "use fused or materialized");
+  job.framework.attention = *attention;
   if (p.hardware.peak_flops_for(o.dtype) <= 0.0)
     return make_error(kCmd, "--dtype", o.dtype, "not listed in profile " + p.hardware.name,
                       "available: " + dtypes_of(p.hardware));
@@ -247,6 +255,12 @@ Result<Setup> resolve_setup(const ProblemOptions& po, const ConfigOptions& co,
   auto cand = plan_candidate(pf.value(), plan.candidate, plan.plan);
   if (!cand) return cand.error();
   s.problem = pf.value().problem;
+  if (given(po.app, "--attention")) {
+    auto k = parse_attention(po.attention);
+    if (!k)
+      return make_error(kCmd, "--attention", po.attention, "unknown attention kernel", "use fused or materialized");
+    s.problem.job.framework.attention = *k;
+  }
   auto c = make_config(s.problem, merge_overrides(config_options_of(cand.value()), co), plan.plan);
   if (!c) return c.error();
   s.config = c.value();

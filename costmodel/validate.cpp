@@ -19,7 +19,15 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   p.job.seq_len = run.seq_len;
   p.job.dtype = set.dtype;
   p.job.convention = set.convention;
+  p.job.framework = run_framework(run);
   return p;
+}
+
+FrameworkKnobs run_framework(const ValidationRun& run) {
+  FrameworkKnobs k;
+  k.attention = run.attention;
+  if (run.framework == "deepspeed") k.sharding.granularity = ShardGranularity::Buckets;
+  return k;
 }
 
 ParallelConfig run_config(const ValidationRun& run) {
@@ -45,16 +53,39 @@ static double megatron_formula_flops(const ModelSpec& m, double B, double s) {
   return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
 }
 
-double published_iteration_s(const ValidationSet& set, const ValidationRun& run) {
+// MosaicML llm-foundry's MFU numerator (scripts/train/benchmarking/README.md "MFU and HFU"):
+// (6 N s + 12 l h s^2) per sequence, N = all parameters.
+static double mosaic_formula_flops(const ModelSpec& m, double B, double s) {
+  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
+  return B * (6.0 * m.num_parameters() * s + 12.0 * l * h * s * s);
+}
+
+static double paper_flops(const ValidationSet& set, const ModelSpec& m, double B, double s) {
+  if (set.flops_formula == "megatron") return megatron_formula_flops(m, B, s);
+  if (set.flops_formula == "mosaic") return mosaic_formula_flops(m, B, s);
+  return step_flops(m, B, s, Recompute::None).model;
+}
+
+double published_iteration_s(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw) {
   if (run.iteration_s > 0) return run.iteration_s;
-  const ModelSpec& m = *set.find_model(run.model);
   const double B = static_cast<double>(run.global_batch), s = static_cast<double>(run.seq_len);
-  const double flops = set.flops_formula == "megatron" ? megatron_formula_flops(m, B, s)
-                                                       : step_flops(m, B, s, Recompute::None).model;
-  return flops / (run.tflops_per_gpu * 1e12 * static_cast<double>(run.gpus));
+  const double gpus = static_cast<double>(run.gpus);
+  if (run.tokens_per_s_per_gpu > 0) return B * s / (run.tokens_per_s_per_gpu * gpus);
+  const double flops = paper_flops(set, *set.find_model(run.model), B, s);
+  if (run.tflops_per_gpu > 0) return flops / (run.tflops_per_gpu * 1e12 * gpus);
+  const double peak = set.mfu_peak_flops > 0 ? set.mfu_peak_flops : hw.peak_flops_for(set.dtype);
+  return flops / (run.mfu * peak * gpus);
 }
 
 Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw) {
+  if (run.cp > 1) {
+    RunPrediction skip;
+    skip.set = set.name;
+    skip.label = run.label;
+    skip.tuning = run.tuning;
+    skip.skipped = "context parallelism (cp " + std::to_string(run.cp) + ") is not modelled";
+    return skip;
+  }
   const Problem p = run_problem(set, run, hw);
   const ParallelConfig c = run_config(run);
   const ErrorList errors = validate_config(p, c, set.file + ": " + run.label);
@@ -63,7 +94,12 @@ Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun&
   out.set = set.name;
   out.label = run.label;
   out.derived = run.iteration_s <= 0;
-  out.published_s = published_iteration_s(set, run);
+  out.tuning = run.tuning;
+  out.published_from = run.iteration_s > 0             ? "iteration_s"
+                       : run.tokens_per_s_per_gpu > 0 ? "tokens_per_s_per_gpu"
+                       : run.tflops_per_gpu > 0       ? "tflops_per_gpu"
+                                                      : "mfu";
+  out.published_s = published_iteration_s(set, run, hw);
   out.estimate = estimate_step(p, c);
   out.predicted_s = out.estimate.time.step_s;
   out.error = (out.predicted_s - out.published_s) / out.published_s;
@@ -71,13 +107,13 @@ Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun&
 }
 
 void summarize(ValidationReport& report) {
-  double sum = 0.0, worst = 0.0;
-  for (const auto& r : report.runs) {
-    sum += std::fabs(r.error);
-    worst = std::max(worst, std::fabs(r.error));
-  }
-  report.mean_abs_error = report.runs.empty() ? 0.0 : sum / report.runs.size();
-  report.max_abs_error = worst;
+  const ErrorStats all = error_stats(report.runs, [](const RunPrediction&) { return true; });
+  report.mean_abs_error = all.mean_abs_error;
+  report.max_abs_error = all.max_abs_error;
+  report.held_out = error_stats(report.runs, [](const RunPrediction& r) { return !r.tuning; });
+  report.tuning = error_stats(report.runs, [](const RunPrediction& r) { return r.tuning; });
+  report.skipped = 0;
+  for (const auto& r : report.runs) report.skipped += r.skipped.empty() ? 0 : 1;
 }
 
 Result<ValidationReport> predict_set(const ValidationSet& set, const HardwareProfile& hw) {
