@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/plan_file.h"
+#include "cli/regime_note.h"
 #include "cli/report.h"
 #include "costmodel/estimate.h"
 
@@ -29,6 +30,9 @@ int run_estimate(const EstimateArgs& a) {
   const StepEstimate est = estimate_step(s.problem, s.config);
   std::cout << render_estimate(s.problem, est, a.output.format);
   std::cout.flush();
+  // One line on stderr (stdout stays byte-identical and parseable) when validation shows us weak here.
+  if (const std::string note = validation_regime_note(s.config, a.problem.profiles_dir); !note.empty())
+    std::cerr << note << "\n";
   if (!a.output.output.empty()) {
     // --output writes a plan file with this one candidate, so it can be simulated or run.
     PlanFile plan;

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/regime_note.h"
 #include "cli/report.h"
 #include "cli/report_json.h"
 #include "core/io.h"
@@ -28,18 +29,6 @@ struct ValidateArgs {
   std::string profiles_dir;
   OutputOptions output;
 };
-
-/// $MESHPLAN_VALIDATION, else <binary>/../share/meshplan/validation, else the source tree's.
-std::string default_validation_dir() {
-  if (const char* env = std::getenv("MESHPLAN_VALIDATION"); env && *env) return env;
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path installed = exe.parent_path().parent_path() / "share" / "meshplan" / "validation";
-    if (fs::is_directory(installed, ec)) return installed.string();
-  }
-  return std::string(MESHPLAN_SOURCE_DIR) + "/validation";
-}
 
 Result<std::vector<std::string>> input_files(const ValidateArgs& a) {
   if (!a.files.empty()) return a.files;

@@ -16,6 +16,7 @@ struct RunDefaults {
   AttentionKind attention = AttentionKind::Fused;
   std::string framework;
   bool tuning = false;
+  bool fp8 = false;
 };
 
 ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, const ValidationSet& set,
@@ -58,6 +59,8 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
                                  "tuning|held-out");
   if (use != "tuning" && use != "held-out") r.fail(path + ".use", use, "unknown use", "tuning or held-out");
   run.tuning = use == "tuning";
+  run.fp8 = r.boolean(n, "fp8", path + ".fp8", defaults.fp8, "true|false");
+  run.ac_policy = r.text(n, "ac_policy", path + ".ac_policy", std::string(), "torchtitan-op");
   run.note = r.text(n, "note", path + ".note", std::string(), "");
   run.label = r.text(n, "label", path + ".label",
                      run.model + " " + to_string(run.recompute) + (run.sequence_parallel ? "+sp" : ""), "");
@@ -92,8 +95,9 @@ Result<ValidationSet> parse_validation(const std::string& text, const std::strin
   else r.fail("bytes_per_param", conv, "unknown convention", "default, megatron or fp32-grads");
   set.flops_formula = r.text(root, "flops_formula", "flops_formula", std::string(), "megatron or model");
   if (!set.flops_formula.empty() && set.flops_formula != "megatron" && set.flops_formula != "model" &&
-      set.flops_formula != "mosaic")
-    r.fail("flops_formula", set.flops_formula, "unknown FLOP counting", "megatron, model or mosaic");
+      set.flops_formula != "mosaic" && set.flops_formula != "megatron-core")
+    r.fail("flops_formula", set.flops_formula, "unknown FLOP counting", "megatron, megatron-core, model or mosaic");
+
   set.mfu_peak_flops = 1e12 * r.number(root, "mfu_peak_tflops", "mfu_peak_tflops", 0.0, "peak of the source's MFU");
   RunDefaults defaults;
   const std::string att = r.text(root, "attention", "attention", std::string("fused"), "fused|materialized");
@@ -103,6 +107,7 @@ Result<ValidationSet> parse_validation(const std::string& text, const std::strin
   const std::string use = r.text(root, "use", "use", std::string("held-out"), "tuning|held-out");
   if (use != "tuning" && use != "held-out") r.fail("use", use, "unknown use", "tuning or held-out");
   defaults.tuning = use == "tuning";
+  defaults.fp8 = r.boolean(root, "fp8", "fp8", set.dtype == "fp8", "true|false");
   const YAML::Node models = r.map(root, "models", "models", false, "model shapes keyed by name");
   if (!r.ok()) return *r.error;
   for (const auto& kv : models) {

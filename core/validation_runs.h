@@ -35,6 +35,8 @@ struct ValidationRun {
   int cp = 1;                   // context-parallel size (runs with cp > 1 are skipped: not modelled)
   AttentionKind attention = AttentionKind::Fused;  // the run's attention kernel (set default, run override)
   std::string framework;        // megatron | deepspeed | fsdp | ... (informative; sets ZeRO-3 granularity)
+  bool fp8 = false;             // FP8 GEMMs (Transformer Engine / torchao): skipped, not modelled
+  std::string ac_policy;        // "" = Korthikanti's selective recompute; others are skipped
   bool tuning = false;          // `use: tuning`: a profile parameter was set on this run
   std::string note;             // assumptions made where the paper is silent
 };

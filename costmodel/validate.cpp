@@ -60,8 +60,20 @@ static double mosaic_formula_flops(const ModelSpec& m, double B, double s) {
   return B * (6.0 * m.num_parameters() * s + 12.0 * l * h * s * s);
 }
 
+// Megatron-Core's num_floating_point_operations (megatron/training/training.py, core_r0.8.0):
+// 12 B s l h^2 ((1 + g/a + s/h)(a d_head / h) + (f/h)(3/2 if gated) + V/(2 l h)).
+static double megatron_core_formula_flops(const ModelSpec& m, double B, double s) {
+  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
+  const double a = static_cast<double>(m.num_heads), g = static_cast<double>(m.num_kv_heads);
+  const double f = static_cast<double>(m.intermediate_size), V = static_cast<double>(m.vocab_size);
+  const double attn = (1.0 + g / a + s / h) * (a * static_cast<double>(m.head_dim()) / h);
+  const double mlp = (f / h) * (m.mlp == MlpKind::Gated ? 1.5 : 1.0);
+  return 12.0 * B * s * l * h * h * (attn + mlp + V / (2.0 * l * h));
+}
+
 static double paper_flops(const ValidationSet& set, const ModelSpec& m, double B, double s) {
   if (set.flops_formula == "megatron") return megatron_formula_flops(m, B, s);
+  if (set.flops_formula == "megatron-core") return megatron_core_formula_flops(m, B, s);
   if (set.flops_formula == "mosaic") return mosaic_formula_flops(m, B, s);
   return step_flops(m, B, s, Recompute::None).model;
 }
@@ -77,13 +89,20 @@ double published_iteration_s(const ValidationSet& set, const ValidationRun& run,
   return flops / (run.mfu * peak * gpus);
 }
 
+std::string skip_reason(const ValidationRun& run) {
+  if (run.cp > 1) return "context parallelism (cp " + std::to_string(run.cp) + ") is not modelled";
+  if (run.fp8) return "FP8 GEMMs are not modelled (the GEMM curves are BF16)";
+  if (!run.ac_policy.empty()) return "activation-checkpoint policy " + run.ac_policy + " is not modelled";
+  return "";
+}
+
 Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw) {
-  if (run.cp > 1) {
+  if (const std::string why = skip_reason(run); !why.empty()) {
     RunPrediction skip;
     skip.set = set.name;
     skip.label = run.label;
     skip.tuning = run.tuning;
-    skip.skipped = "context parallelism (cp " + std::to_string(run.cp) + ") is not modelled";
+    skip.skipped = why;
     return skip;
   }
   const Problem p = run_problem(set, run, hw);

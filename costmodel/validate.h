@@ -46,6 +46,9 @@ ParallelConfig run_config(const ValidationRun& run);
 /// FLOPs(source's formula) / (TFLOP/s x GPUs), or FLOPs / (MFU x peak x GPUs).
 double published_iteration_s(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw);
 
+/// Why a run cannot be predicted by today's model ("" when it can): cp > 1, FP8, other AC policies.
+std::string skip_reason(const ValidationRun& run);
+
 /// Predicts every run; a run whose layout is invalid for the model is an Error naming the run.
 Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw);
 Result<ValidationReport> predict_set(const ValidationSet& set, const HardwareProfile& hw);
