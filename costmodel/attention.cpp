@@ -51,9 +51,16 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
   // the LSE and writes dQ, dK, dV (and the row sums dO.O, fp32, as large as the LSE).
   const double fwd_bytes = e * b * s * (2.0 * h + 2.0 * kv) / t + lse;
   const double bwd_bytes = e * b * s * (5.0 * h + 4.0 * kv) / t + 3.0 * lse;
-  const double fwd_gemm = executed / (peak * gemm_efficiency(hw, executed) * kFusedForwardRelEfficiency);
   const double bwd_flops = 2.5 * executed;  // 5 GEMMs per 2 of the forward
-  const double bwd_gemm = bwd_flops / (peak * gemm_efficiency(hw, bwd_flops) * kFusedBackwardRelEfficiency);
+  // The profile's measured/published kernel efficiency when it has one, else relative to its GEMMs.
+  const double fwd_eff = hw.fused_attention_forward_efficiency > 0.0
+                             ? hw.fused_attention_forward_efficiency
+                             : gemm_efficiency(hw, executed) * kFusedForwardRelEfficiency;
+  const double bwd_eff = hw.fused_attention_backward_efficiency > 0.0
+                             ? hw.fused_attention_backward_efficiency
+                             : gemm_efficiency(hw, bwd_flops) * kFusedBackwardRelEfficiency;
+  const double fwd_gemm = executed / (peak * fwd_eff);
+  const double bwd_gemm = bwd_flops / (peak * bwd_eff);
   AttentionCoreTime out;
   out.forward_s = std::max(fwd_gemm, memory_bound_time_s(hw, fwd_bytes));
   out.backward_s = std::max(bwd_gemm, memory_bound_time_s(hw, bwd_bytes));
