@@ -215,3 +215,19 @@ TEST_CASE("impossible: no micro-batch size given divides the batch per DP rank")
   CHECK(e.field == "--micro-batch");
   CHECK(e.value == "3,5");
 }
+
+// Issue 10: with per-layer ZeRO-3 collectives whose ring latency grows with the DP size, the 1T
+// model on 16,384 H100 no longer ranks tp2 pp1 ZeRO-3 over DP 8,192 first with 0 s of exposed DP
+// communication (global batch 8,192 x 2,048 tokens, 16.8M tokens as Llama 3 405B's).
+TEST_CASE("1T on 16,384 H100: the best plan does not hide a DP-8192 ZeRO-3 behind 0 s of DP comm") {
+  const Problem p = problem("megatron-gpt-1t", "h100-80gb-sxm", 16384, 8192, 2048);
+  SearchOptions opt;
+  const SearchResult r = search(p, opt);
+  REQUIRE(!r.top.empty());
+  const StepEstimate& e = r.top.front();
+  std::printf("1T on 16384 x h100: %s, step %.3f s, dp_comm %.3f s, MFU %.3f\n", describe_config(e.config).c_str(),
+              e.time.step_s, e.time.dp_comm_s, e.throughput.mfu);
+  CHECK_FALSE((e.config.zero_stage == 3 && e.config.dp >= 4096 && e.time.dp_comm_s == 0.0));
+  for (const StepEstimate& c : r.top)
+    if (c.config.zero_stage == 3 && c.config.dp >= 2) CHECK(c.time.dp_comm_s > 0.0);
+}
