@@ -35,10 +35,13 @@ struct RunArgs {
 };
 
 // The problem as this executor holds it: every tensor fp32, so weights 4 + grads 4 + fp32
-// master, m, v 12 = 20 bytes per parameter ("fp32-grads"), fp32 peak FLOP/s when listed.
+// master, m, v 12 = 20 bytes per parameter ("fp32-grads"), fp32 peak FLOP/s when listed; its
+// attention keeps the (B, nh, T, T) probabilities without recompute (executor/model/layer.h), i.e.
+// materialized attention.
 RunPrediction predict(const Setup& s) {
   Problem p = s.problem;
   p.job.convention = ParamConvention::Fp32Grads;
+  p.job.framework.attention = AttentionKind::Materialized;
   if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";
   return RunPrediction{estimate_step(p, s.config), to_string(p.job.convention), p.job.dtype};
 }
