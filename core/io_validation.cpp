@@ -11,6 +11,13 @@ using io_detail::Reader;
 
 namespace {
 
+// FLOP formulas costmodel/validate.cpp implements (validation/README.md "flops_formula values").
+bool known_formula(const std::string& f) {
+  return f.empty() || f == "megatron" || f == "megatron-core" || f == "model" || f == "mosaic" || f == "palm" ||
+         f == "torchtitan";
+}
+const char* const kFormulas = "megatron, megatron-core, model, mosaic, palm or torchtitan";
+
 // File-level defaults of the per-run keys `attention`, `framework` and `use`.
 struct RunDefaults {
   AttentionKind attention = AttentionKind::Fused;
@@ -50,6 +57,10 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
       r.number(n, "tokens_per_s_per_gpu", path + ".tokens_per_s_per_gpu", 0.0, "published tokens/s per GPU");
   run.mfu = r.number(n, "mfu", path + ".mfu", 0.0, "published MFU as a fraction, e.g. 0.41");
   run.cp = static_cast<int>(r.integer(n, "cp", path + ".cp", int64_t{1}, "context-parallel size"));
+  run.shard_group = static_cast<int>(r.integer(n, "shard_group", path + ".shard_group", int64_t{0}, "HSDP shard group size"));
+  run.flops_formula = r.text(n, "flops_formula", path + ".flops_formula", set.flops_formula, "a FLOP formula");
+  if (!known_formula(run.flops_formula))
+    r.fail(path + ".flops_formula", run.flops_formula, "unknown FLOP counting", kFormulas);
   const std::string att = r.text(n, "attention", path + ".attention", std::string(to_string(defaults.attention)),
                                  "fused|materialized");
   if (auto k = parse_attention(att)) run.attention = *k;
@@ -67,7 +78,7 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   if (r.ok() && run.iteration_s <= 0 && run.tokens_per_s_per_gpu <= 0 && run.tflops_per_gpu <= 0 && run.mfu <= 0)
     r.fail(path + ".iteration_s", "", "needs iteration_s, tokens_per_s_per_gpu, tflops_per_gpu or mfu",
            "the published measurement");
-  if (r.ok() && run.iteration_s <= 0 && run.tokens_per_s_per_gpu <= 0 && set.flops_formula.empty())
+  if (r.ok() && run.iteration_s <= 0 && run.tokens_per_s_per_gpu <= 0 && run.flops_formula.empty())
     r.fail(path + ".tflops_per_gpu", std::to_string(run.tflops_per_gpu),
            "needs the file's flops_formula to turn TFLOP/s into time", "flops_formula: megatron or model");
   if (r.ok() && !set.find_model(run.model))
@@ -94,9 +105,7 @@ Result<ValidationSet> parse_validation(const std::string& text, const std::strin
   if (auto cv = parse_param_convention(conv)) set.convention = *cv;
   else r.fail("bytes_per_param", conv, "unknown convention", "default, megatron or fp32-grads");
   set.flops_formula = r.text(root, "flops_formula", "flops_formula", std::string(), "megatron or model");
-  if (!set.flops_formula.empty() && set.flops_formula != "megatron" && set.flops_formula != "model" &&
-      set.flops_formula != "mosaic" && set.flops_formula != "megatron-core")
-    r.fail("flops_formula", set.flops_formula, "unknown FLOP counting", "megatron, megatron-core, model or mosaic");
+  if (!known_formula(set.flops_formula)) r.fail("flops_formula", set.flops_formula, "unknown FLOP counting", kFormulas);
 
   set.mfu_peak_flops = 1e12 * r.number(root, "mfu_peak_tflops", "mfu_peak_tflops", 0.0, "peak of the source's MFU");
   RunDefaults defaults;

@@ -71,10 +71,25 @@ static double megatron_core_formula_flops(const ModelSpec& m, double B, double s
   return 12.0 * B * s * l * h * h * (attn + mlp + V / (2.0 * l * h));
 }
 
-static double paper_flops(const ValidationSet& set, const ModelSpec& m, double B, double s) {
-  if (set.flops_formula == "megatron") return megatron_formula_flops(m, B, s);
-  if (set.flops_formula == "megatron-core") return megatron_core_formula_flops(m, B, s);
-  if (set.flops_formula == "mosaic") return mosaic_formula_flops(m, B, s);
+// PaLM's MFU count (Chowdhery et al. 2023, App. B): (6 N + 12 l h s) per token, N = all parameters.
+static double palm_formula_flops(const ModelSpec& m, double B, double s) {
+  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
+  return B * s * (6.0 * m.num_parameters() + 12.0 * l * h * s);
+}
+
+// torchtitan's (train.py, 3faaa1a0d): (6 N s + 12 l h s^2) per sequence, N without the token embedding.
+static double torchtitan_formula_flops(const ModelSpec& m, double B, double s) {
+  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
+  const double n = m.num_parameters() - static_cast<double>(m.vocab_size) * h;
+  return B * (6.0 * n * s + 12.0 * l * h * s * s);
+}
+
+static double paper_flops(const std::string& formula, const ModelSpec& m, double B, double s) {
+  if (formula == "megatron") return megatron_formula_flops(m, B, s);
+  if (formula == "megatron-core") return megatron_core_formula_flops(m, B, s);
+  if (formula == "mosaic") return mosaic_formula_flops(m, B, s);
+  if (formula == "palm") return palm_formula_flops(m, B, s);
+  if (formula == "torchtitan") return torchtitan_formula_flops(m, B, s);
   return step_flops(m, B, s, Recompute::None).model;
 }
 
@@ -83,7 +98,7 @@ double published_iteration_s(const ValidationSet& set, const ValidationRun& run,
   const double B = static_cast<double>(run.global_batch), s = static_cast<double>(run.seq_len);
   const double gpus = static_cast<double>(run.gpus);
   if (run.tokens_per_s_per_gpu > 0) return B * s / (run.tokens_per_s_per_gpu * gpus);
-  const double flops = paper_flops(set, *set.find_model(run.model), B, s);
+  const double flops = paper_flops(run.flops_formula, *set.find_model(run.model), B, s);
   if (run.tflops_per_gpu > 0) return flops / (run.tflops_per_gpu * 1e12 * gpus);
   const double peak = set.mfu_peak_flops > 0 ? set.mfu_peak_flops : hw.peak_flops_for(set.dtype);
   return flops / (run.mfu * peak * gpus);
@@ -92,6 +107,8 @@ double published_iteration_s(const ValidationSet& set, const ValidationRun& run,
 std::string skip_reason(const ValidationRun& run) {
   if (run.cp > 1) return "context parallelism (cp " + std::to_string(run.cp) + ") is not modelled";
   if (run.fp8) return "FP8 GEMMs are not modelled (the GEMM curves are BF16)";
+  if (run.shard_group > 0) return "HSDP (ZeRO-3 sharded within groups of " + std::to_string(run.shard_group) +
+                                 " GPUs) is not modelled";
   if (!run.ac_policy.empty()) return "activation-checkpoint policy " + run.ac_policy + " is not modelled";
   return "";
 }
