@@ -8,6 +8,7 @@
 #include "cli/launch_export.h"
 #include "cli/options.h"
 #include "cli/plan_file.h"
+#include "cli/regime_note.h"
 #include "cli/report.h"
 #include "costmodel/estimate.h"
 
@@ -35,6 +36,9 @@ int run_estimate(const EstimateArgs& a) {
   std::cout << (a.export_kind.empty() ? render_estimate(s.problem, est, a.output.format)
                                       : launch_export(a.export_kind, s.problem, s.config));
   std::cout.flush();
+  // One line on stderr (stdout stays byte-identical and parseable) when validation shows us weak here.
+  if (const std::string note = validation_regime_note(s.config, a.problem.profiles_dir); !note.empty())
+    std::cerr << note << "\n";
   if (!a.output.output.empty()) {
     // --output writes a plan file with this one candidate, so it can be simulated or run.
     PlanFile plan;

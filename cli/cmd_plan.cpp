@@ -17,6 +17,7 @@
 #include "cli/report.h"
 #include "cli/report_json.h"
 #include "planner/diagnose.h"
+#include "cli/regime_note.h"
 #include "planner/explain.h"
 #include "planner/export.h"
 #include "planner/plan_table.h"
@@ -236,6 +237,9 @@ int run_plan(const PlanArgs& a) {
   const bool human = a.export_kind.empty() && a.output.format == "table";
   if (a.explain) (human ? std::cout : std::cerr) << "\n" << why;
   std::cout.flush();
+  // One line on stderr when validation shows the model weak in the #1 plan's regime.
+  if (const std::string note = validation_regime_note(r.top.front().config, a.problem.profiles_dir); !note.empty())
+    std::cerr << note << "\n";
   if (!a.output.output.empty())
     if (auto w = write_text_file(a.output.output, json); !w) return report_error(w.error());
   return kExitOk;

@@ -53,11 +53,13 @@ struct RunArgs {
 // The problem as this executor holds it: fp32 weights, grads, fp32 master, m, v = 20 bytes per
 // parameter ("fp32-grads"); time at the peak FLOP/s of the GEMM dtype the backend really runs
 // (cuda: bf16, cpu: fp32) when the profile lists it, memory with the activation dtype it stores;
-// on the hardware of `prof` (CPU ranks: a CPU profile, never a GPU datasheet).
+// on the hardware of `prof` (CPU ranks: a CPU profile, never a GPU datasheet). Its attention keeps
+// the (B, nh, T, T) probabilities without recompute (executor/model/layer.h): materialized attention.
 RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const PredictionProfile& prof) {
   Problem p = s.problem;
   p.hardware = prof.hardware;
   p.job.convention = ParamConvention::Fp32Grads;
+  p.job.framework.attention = AttentionKind::Materialized;
   if (p.hardware.peak_flops_for(prec.gemm_dtype) > 0) p.job.dtype = prec.gemm_dtype;
   else if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";
   StepEstimate e = estimate_step(p, s.config);

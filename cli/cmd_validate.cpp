@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/regime_note.h"
 #include "cli/report.h"
 #include "cli/report_json.h"
 #include "core/io.h"
@@ -28,18 +29,6 @@ struct ValidateArgs {
   std::string profiles_dir;
   OutputOptions output;
 };
-
-/// $MESHPLAN_VALIDATION, else <binary>/../share/meshplan/validation, else the source tree's.
-std::string default_validation_dir() {
-  if (const char* env = std::getenv("MESHPLAN_VALIDATION"); env && *env) return env;
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path installed = exe.parent_path().parent_path() / "share" / "meshplan" / "validation";
-    if (fs::is_directory(installed, ec)) return installed.string();
-  }
-  return std::string(MESHPLAN_SOURCE_DIR) + "/validation";
-}
 
 Result<std::vector<std::string>> input_files(const ValidateArgs& a) {
   if (!a.files.empty()) return a.files;
@@ -76,22 +65,33 @@ Result<SetReport> predict_file(const ValidateArgs& a, const std::string& file) {
   return SetReport{set.value(), hw.value().name, report.value()};
 }
 
+ojson stats_object(const ErrorStats& s) {
+  return {{"runs", s.runs},
+          {"mean_abs_error", report_number(s.mean_abs_error)},
+          {"max_abs_error", report_number(s.max_abs_error)}};
+}
+
 ojson run_object(const RunPrediction& r) {
-  return {{"label", r.label},
-          {"published_s", report_number(r.published_s)},
-          {"published_from", r.derived ? "tflops_per_gpu" : "iteration_s"},
-          {"predicted_s", report_number(r.predicted_s)},
-          {"error", report_number(r.error)},
-          {"mfu", report_number(r.estimate.throughput.mfu)},
-          {"hfu", report_number(r.estimate.throughput.hfu)},
-          {"peak_bytes", report_bytes(r.estimate.memory.peak_bytes)},
-          {"fits", r.estimate.fits},
-          {"bottleneck", to_string(r.estimate.bottleneck)}};
+  ojson j = {{"label", r.label}, {"use", r.tuning ? "tuning" : "held-out"}};
+  if (!r.skipped.empty()) {
+    j["skipped"] = r.skipped;
+    return j;
+  }
+  j.update({{"published_s", report_number(r.published_s)},
+            {"published_from", r.published_from},
+            {"predicted_s", report_number(r.predicted_s)},
+            {"error", report_number(r.error)},
+            {"mfu", report_number(r.estimate.throughput.mfu)},
+            {"hfu", report_number(r.estimate.throughput.hfu)},
+            {"peak_bytes", report_bytes(r.estimate.memory.peak_bytes)},
+            {"fits", r.estimate.fits},
+            {"bottleneck", to_string(r.estimate.bottleneck)}});
+  return j;
 }
 
 ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport& all) {
   ojson j;
-  j["schema"] = "meshplan.validate/1";
+  j["schema"] = "meshplan.validate/1";  // keys added since: use, skipped, held_out, tuning
   ojson list = ojson::array();
   for (const SetReport& s : sets) {
     ojson runs = ojson::array();
@@ -101,12 +101,18 @@ ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport
                     {"hardware", s.hardware},
                     {"runs", runs},
                     {"mean_abs_error", report_number(s.report.mean_abs_error)},
-                    {"max_abs_error", report_number(s.report.max_abs_error)}});
+                    {"max_abs_error", report_number(s.report.max_abs_error)},
+                    {"held_out", stats_object(s.report.held_out)},
+                    {"tuning", stats_object(s.report.tuning)},
+                    {"skipped", s.report.skipped}});
   }
   j["sets"] = list;
   j["runs"] = all.runs.size();
   j["mean_abs_error"] = report_number(all.mean_abs_error);
   j["max_abs_error"] = report_number(all.max_abs_error);
+  j["held_out"] = stats_object(all.held_out);
+  j["tuning"] = stats_object(all.tuning);
+  j["skipped"] = all.skipped;
   j["provenance"] = {{"tool", "meshplan"}, {"version", MESHPLAN_VERSION}, {"git_sha", MESHPLAN_GIT_SHA}};
   return j;
 }
@@ -117,6 +123,45 @@ std::string percent(double v) {
   return buf;
 }
 
+std::string run_line(const RunPrediction& r) {
+  char line[320];
+  if (!r.skipped.empty()) {
+    std::snprintf(line, sizeof line, "  %-34s skipped: %s\n", r.label.c_str(), r.skipped.c_str());
+    return line;
+  }
+  std::snprintf(line, sizeof line, "  %-34s %11s%s %12s %8s %6.3f %6s %s\n", r.label.c_str(),
+                format_number(r.published_s).c_str(), r.derived ? "*" : " ", format_number(r.predicted_s).c_str(),
+                percent(r.error).c_str(), r.estimate.throughput.mfu, r.estimate.fits ? "yes" : "no",
+                r.tuning ? "tuning" : "");
+  return line;
+}
+
+std::string stats_text(const char* what, const ErrorStats& st) {
+  char line[160];
+  if (st.runs == 0) return "";
+  std::snprintf(line, sizeof line, "%s mean |error| %.2f%%, max %.2f%% over %d runs", what,
+                100.0 * st.mean_abs_error, 100.0 * st.max_abs_error, st.runs);
+  return line;
+}
+
+// One line per group (source file) for the runs of one use (held-out or tuning).
+std::string group_table(const std::vector<SetReport>& sets, bool tuning, const ErrorStats& total) {
+  if (total.runs == 0) return "";
+  std::string s = tuning ? "TUNING runs (a profile parameter was set on them; not an independent test):\n"
+                         : "HELD-OUT runs (no parameter was set on them):\n";
+  char line[256];
+  for (const SetReport& set : sets) {
+    const ErrorStats& st = tuning ? set.report.tuning : set.report.held_out;
+    if (st.runs == 0) continue;
+    std::snprintf(line, sizeof line, "  %-40s %4d runs  mean |error| %6.2f%%  max %6.2f%%\n", set.set.name.c_str(),
+                  st.runs, 100.0 * st.mean_abs_error, 100.0 * st.max_abs_error);
+    s += line;
+  }
+  std::snprintf(line, sizeof line, "  %-40s %4d runs  mean |error| %6.2f%%  max %6.2f%%\n\n", "all", total.runs,
+                100.0 * total.mean_abs_error, 100.0 * total.max_abs_error);
+  return s + line;
+}
+
 std::string validate_table(const std::vector<SetReport>& sets, const ValidationReport& all) {
   std::string s;
   char line[256];
@@ -125,21 +170,15 @@ std::string validate_table(const std::vector<SetReport>& sets, const ValidationR
     std::snprintf(line, sizeof line, "  %-34s %12s %12s %8s %6s %6s\n", "run", "published s", "predicted s",
                   "error", "MFU", "fits");
     s += line;
-    for (const auto& r : set.report.runs) {
-      std::snprintf(line, sizeof line, "  %-34s %11s%s %12s %8s %6.3f %6s\n", r.label.c_str(),
-                    format_number(r.published_s).c_str(), r.derived ? "*" : " ",
-                    format_number(r.predicted_s).c_str(), percent(r.error).c_str(), r.estimate.throughput.mfu,
-                    r.estimate.fits ? "yes" : "no");
-      s += line;
-    }
-    std::snprintf(line, sizeof line, "  mean |error| %.2f%%, max |error| %.2f%% over %zu runs\n\n",
-                  100.0 * set.report.mean_abs_error, 100.0 * set.report.max_abs_error, set.report.runs.size());
-    s += line;
+    for (const auto& r : set.report.runs) s += run_line(r);
+    for (const std::string& t : {stats_text("held-out:", set.report.held_out), stats_text("tuning:", set.report.tuning)})
+      if (!t.empty()) s += "  " + t + "\n";
+    s += "\n";
   }
-  std::snprintf(line, sizeof line, "all: mean |error| %.2f%%, max |error| %.2f%% over %zu runs\n",
-                100.0 * all.mean_abs_error, 100.0 * all.max_abs_error, all.runs.size());
-  s += line;
-  s += "(* published time derived from the paper's TFLOP/s with its own FLOP formula)\n";
+  s += group_table(sets, false, all.held_out);
+  s += group_table(sets, true, all.tuning);
+  if (all.skipped > 0) s += std::to_string(all.skipped) + " runs skipped (reasons above)\n";
+  s += "(* published time derived from the source's tokens/s, TFLOP/s or MFU with its own FLOP formula)\n";
   return s;
 }
 

@@ -36,6 +36,11 @@ void add_problem_options(CLI::App* sub, ProblemOptions& o) {
                                  "(20) (default: default)"),
                  {"default", "megatron", "fp32-grads"});
   sub->add_flag("--allow-tp-across-nodes", o.allow_tp_across_nodes, "Allow TP groups larger than a node");
+  allowed_values(sub->add_option("--attention", o.attention,
+                                 "Attention kernel: fused (FlashAttention 2/3, cuDNN SDPA, Transformer Engine: no "
+                                 "s x s scores stored, recomputed in backward) or materialized (Megatron-LM 2021-22 "
+                                 "softmax, s x s scores stashed, Korthikanti et al. 2022) (default fused)"),
+                 {"fused", "materialized"});
   sub->add_option("--profiles-dir", o.profiles_dir, "Directory of hardware profiles (default: shipped)");
 }
 
@@ -118,6 +123,10 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
     return make_error(kCmd, "--bytes-per-param", o.bytes_per_param, "unknown convention",
                       "use default (16), megatron (18) or fp32-grads (20)");
   job.convention = *conv;
+  auto attention = parse_attention(o.attention);
+  if (!attention)
+    return make_error(kCmd, "--attention", o.attention, "unknown attention kernel", "use fused or materialized");
+  job.framework.attention = *attention;
   if (p.hardware.peak_flops_for(o.dtype) <= 0.0)
     return make_error(kCmd, "--dtype", o.dtype, "not listed in profile " + p.hardware.name,
                       "available: " + dtypes_of(p.hardware));
@@ -257,6 +266,12 @@ Result<Setup> resolve_setup(const ProblemOptions& po, const ConfigOptions& co,
   if (!cand) return cand.error();
   s.problem = pf.value().problem;
   if (po.allow_tp_flag_with_plan && po.allow_tp_across_nodes) s.problem.job.allow_tp_across_nodes = true;
+  if (given(po.app, "--attention")) {
+    auto k = parse_attention(po.attention);
+    if (!k)
+      return make_error(kCmd, "--attention", po.attention, "unknown attention kernel", "use fused or materialized");
+    s.problem.job.framework.attention = *k;
+  }
   auto c = make_config(s.problem, merge_overrides(config_options_of(cand.value()), co), plan.plan);
   if (!c) return c.error();
   s.config = c.value();

@@ -13,7 +13,7 @@ class App;
 namespace meshplan::cli {
 
 /// What to train: --model --hardware --gpus --global-batch [--seq] [--dtype] [--bytes-per-param]
-/// [--allow-tp-across-nodes] [--profiles-dir]. Required flags are checked by load_problem (not by
+/// [--allow-tp-across-nodes] [--attention] [--profiles-dir]. Required flags are checked by load_problem (not by
 /// CLI11) so that commands can also take them from a plan file.
 struct ProblemOptions {
   std::string model;                    // path of a model file (YAML/JSON)
@@ -25,6 +25,7 @@ struct ProblemOptions {
   std::string bytes_per_param = "default";  // default (16) | megatron (18) | fp32-grads (20)
   bool allow_tp_across_nodes = false;
   bool allow_tp_flag_with_plan = false;  // run: --allow-tp-across-nodes may be added to --plan
+  std::string attention = "fused";      // fused | materialized (attention kernel, core/framework_knobs.h)
   std::string profiles_dir;             // empty = default_profiles_dir()
   CLI::App* app = nullptr;              // set by add_problem_options; tells which flags were given
 };

@@ -14,7 +14,7 @@ ojson report_number(double v);
 /// Bytes as an integer.
 ojson report_bytes(double bytes);
 
-/// {"gpus","global_batch","seq_len","dtype","bytes_per_param": {...},"allow_tp_across_nodes"}.
+/// {"gpus","global_batch","seq_len","dtype","attention","bytes_per_param": {...},"allow_tp_across_nodes"}.
 ojson job_object(const Job& job);
 /// DESIGN.md "config" keys + dp_overlap, layers_per_stage.
 ojson config_object(const ParallelConfig& c);

@@ -44,6 +44,10 @@ struct HardwareProfile {
   double hbm_bytes_per_s = 0.0;                 // memory bandwidth
   double hbm_efficiency = 0.8;                  // achievable fraction for element-wise kernels
   std::vector<EfficiencyPoint> gemm_efficiency; // sorted by flops ascending
+  /// Fraction of the dense peak a fused (FlashAttention-style) attention kernel reaches on this GPU,
+  /// forward and backward; 0 = costmodel/attention.h's default (0.8 / 0.7 x the GEMM curve).
+  double fused_attention_forward_efficiency = 0.0;
+  double fused_attention_backward_efficiency = 0.0;
   double other_memory_bytes = 0.0;              // workspace + communication buffers per GPU
 
   // --- node and network ---

@@ -11,7 +11,23 @@ using io_detail::Reader;
 
 namespace {
 
-ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, const ValidationSet& set) {
+// FLOP formulas costmodel/validate.cpp implements (validation/README.md "flops_formula values").
+bool known_formula(const std::string& f) {
+  return f.empty() || f == "megatron" || f == "megatron-core" || f == "model" || f == "mosaic" || f == "palm" ||
+         f == "torchtitan";
+}
+const char* const kFormulas = "megatron, megatron-core, model, mosaic, palm or torchtitan";
+
+// File-level defaults of the per-run keys `attention`, `framework` and `use`.
+struct RunDefaults {
+  AttentionKind attention = AttentionKind::Fused;
+  std::string framework;
+  bool tuning = false;
+  bool fp8 = false;
+};
+
+ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, const ValidationSet& set,
+                       const RunDefaults& defaults) {
   ValidationRun run;
   run.model = r.text(n, "model", path + ".model", std::nullopt, "a key of `models:`");
   run.gpus = r.integer(n, "gpus", path + ".gpus", std::nullopt, "GPUs of the run");
@@ -37,12 +53,32 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   else r.fail(path + ".schedule", sched, "unknown schedule", "gpipe, 1f1b, interleaved or zb-h1");
   run.iteration_s = r.number(n, "iteration_s", path + ".iteration_s", 0.0, "published seconds per iteration");
   run.tflops_per_gpu = r.number(n, "tflops_per_gpu", path + ".tflops_per_gpu", 0.0, "published TFLOP/s per GPU");
+  run.tokens_per_s_per_gpu =
+      r.number(n, "tokens_per_s_per_gpu", path + ".tokens_per_s_per_gpu", 0.0, "published tokens/s per GPU");
+  run.mfu = r.number(n, "mfu", path + ".mfu", 0.0, "published MFU as a fraction, e.g. 0.41");
+  run.cp = static_cast<int>(r.integer(n, "cp", path + ".cp", int64_t{1}, "context-parallel size"));
+  run.shard_group = static_cast<int>(r.integer(n, "shard_group", path + ".shard_group", int64_t{0}, "HSDP shard group size"));
+  run.flops_formula = r.text(n, "flops_formula", path + ".flops_formula", set.flops_formula, "a FLOP formula");
+  if (!known_formula(run.flops_formula))
+    r.fail(path + ".flops_formula", run.flops_formula, "unknown FLOP counting", kFormulas);
+  const std::string att = r.text(n, "attention", path + ".attention", std::string(to_string(defaults.attention)),
+                                 "fused|materialized");
+  if (auto k = parse_attention(att)) run.attention = *k;
+  else r.fail(path + ".attention", att, "unknown attention kernel", "fused or materialized");
+  run.framework = r.text(n, "framework", path + ".framework", defaults.framework, "megatron|deepspeed|fsdp|...");
+  const std::string use = r.text(n, "use", path + ".use", std::string(defaults.tuning ? "tuning" : "held-out"),
+                                 "tuning|held-out");
+  if (use != "tuning" && use != "held-out") r.fail(path + ".use", use, "unknown use", "tuning or held-out");
+  run.tuning = use == "tuning";
+  run.fp8 = r.boolean(n, "fp8", path + ".fp8", defaults.fp8, "true|false");
+  run.ac_policy = r.text(n, "ac_policy", path + ".ac_policy", std::string(), "torchtitan-op");
   run.note = r.text(n, "note", path + ".note", std::string(), "");
   run.label = r.text(n, "label", path + ".label",
                      run.model + " " + to_string(run.recompute) + (run.sequence_parallel ? "+sp" : ""), "");
-  if (r.ok() && run.iteration_s <= 0 && run.tflops_per_gpu <= 0)
-    r.fail(path + ".iteration_s", "", "needs iteration_s or tflops_per_gpu", "the published measurement");
-  if (r.ok() && run.iteration_s <= 0 && set.flops_formula.empty())
+  if (r.ok() && run.iteration_s <= 0 && run.tokens_per_s_per_gpu <= 0 && run.tflops_per_gpu <= 0 && run.mfu <= 0)
+    r.fail(path + ".iteration_s", "", "needs iteration_s, tokens_per_s_per_gpu, tflops_per_gpu or mfu",
+           "the published measurement");
+  if (r.ok() && run.iteration_s <= 0 && run.tokens_per_s_per_gpu <= 0 && run.flops_formula.empty())
     r.fail(path + ".tflops_per_gpu", std::to_string(run.tflops_per_gpu),
            "needs the file's flops_formula to turn TFLOP/s into time", "flops_formula: megatron or model");
   if (r.ok() && !set.find_model(run.model))
@@ -69,8 +105,18 @@ Result<ValidationSet> parse_validation(const std::string& text, const std::strin
   if (auto cv = parse_param_convention(conv)) set.convention = *cv;
   else r.fail("bytes_per_param", conv, "unknown convention", "default, megatron or fp32-grads");
   set.flops_formula = r.text(root, "flops_formula", "flops_formula", std::string(), "megatron or model");
-  if (!set.flops_formula.empty() && set.flops_formula != "megatron" && set.flops_formula != "model")
-    r.fail("flops_formula", set.flops_formula, "unknown FLOP counting", "megatron or model");
+  if (!known_formula(set.flops_formula)) r.fail("flops_formula", set.flops_formula, "unknown FLOP counting", kFormulas);
+
+  set.mfu_peak_flops = 1e12 * r.number(root, "mfu_peak_tflops", "mfu_peak_tflops", 0.0, "peak of the source's MFU");
+  RunDefaults defaults;
+  const std::string att = r.text(root, "attention", "attention", std::string("fused"), "fused|materialized");
+  if (auto k = parse_attention(att)) defaults.attention = *k;
+  else r.fail("attention", att, "unknown attention kernel", "fused or materialized");
+  defaults.framework = r.text(root, "framework", "framework", std::string(), "megatron|deepspeed|fsdp|...");
+  const std::string use = r.text(root, "use", "use", std::string("held-out"), "tuning|held-out");
+  if (use != "tuning" && use != "held-out") r.fail("use", use, "unknown use", "tuning or held-out");
+  defaults.tuning = use == "tuning";
+  defaults.fp8 = r.boolean(root, "fp8", "fp8", set.dtype == "fp8", "true|false");
   const YAML::Node models = r.map(root, "models", "models", false, "model shapes keyed by name");
   if (!r.ok()) return *r.error;
   for (const auto& kv : models) {
@@ -87,7 +133,7 @@ Result<ValidationSet> parse_validation(const std::string& text, const std::strin
   if (!runs || !runs.IsSequence() || runs.size() == 0)
     return make_error(file, "runs", "", "missing or empty list", "list the published runs under `runs:`");
   for (size_t i = 0; i < runs.size(); ++i) {
-    ValidationRun run = read_run(r, runs[i], "runs[" + std::to_string(i) + "]", set);
+    ValidationRun run = read_run(r, runs[i], "runs[" + std::to_string(i) + "]", set, defaults);
     if (!r.ok()) return *r.error;
     set.runs.push_back(run);
   }

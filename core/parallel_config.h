@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/framework_knobs.h"
 #include "core/hardware_profile.h"
 #include "core/model_spec.h"
 
@@ -59,6 +60,7 @@ struct Job {
   std::string dtype = "bf16";         // compute dtype used to look up peak FLOP/s
   ParamConvention convention = ParamConvention::Default16;
   bool allow_tp_across_nodes = false;
+  FrameworkKnobs framework;           // attention kernel, ZeRO-3/FSDP granularity and prefetch
 };
 
 struct Problem {

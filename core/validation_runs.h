@@ -11,8 +11,9 @@
 
 namespace meshplan {
 
-/// One published run. Either iteration_s is given, or tflops_per_gpu together with the set's
-/// flops_formula (how the paper counted FLOPs), from which the iteration time is derived.
+/// One published run. The iteration time is, in this order of preference: iteration_s;
+/// global_batch * seq / (tokens_per_s_per_gpu * gpus); FLOPs(set's flops_formula) / (tflops_per_gpu
+/// * gpus); FLOPs / (mfu * gpus * set's mfu peak).
 struct ValidationRun {
   std::string label;            // "gpt-175b full" (model + recompute when not given)
   std::string model;            // key into ValidationSet::models
@@ -29,6 +30,16 @@ struct ValidationRun {
   ScheduleKind schedule = ScheduleKind::OneFOneB;  // interleaved when virtual_stages > 1
   double iteration_s = 0;       // published iteration time (0 when only TFLOP/s is published)
   double tflops_per_gpu = 0;    // published achieved TFLOP/s per GPU (0 when not published)
+  double tokens_per_s_per_gpu = 0;  // published tokens/s per GPU (0 when not published)
+  double mfu = 0;               // published MFU (0 when not published), against the set's mfu peak
+  int shard_group = 0;          // HSDP: GPUs one ZeRO-3 shard group spans (0 = all DP ranks); skipped
+  std::string flops_formula;    // overrides the set's flops_formula for this run ("" = the set's)
+  int cp = 1;                   // context-parallel size (runs with cp > 1 are skipped: not modelled)
+  AttentionKind attention = AttentionKind::Fused;  // the run's attention kernel (set default, run override)
+  std::string framework;        // megatron | deepspeed | fsdp | ... (informative; sets ZeRO-3 granularity)
+  bool fp8 = false;             // FP8 GEMMs (Transformer Engine / torchao): skipped, not modelled
+  std::string ac_policy;        // "" = Korthikanti's selective recompute; others are skipped
+  bool tuning = false;          // `use: tuning`: a profile parameter was set on this run
   std::string note;             // assumptions made where the paper is silent
 };
 
@@ -45,6 +56,7 @@ struct ValidationSet {
   /// 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per iteration (full recompute counted), or "model" =
   /// 3x forward FLOPs without recomputation, or "" when runs give iteration_s.
   std::string flops_formula;
+  double mfu_peak_flops = 0;    // peak the source's MFU is relative to (`mfu_peak_tflops`), 0 = profile's
   std::vector<std::pair<std::string, ModelSpec>> models;
   std::vector<ValidationRun> runs;
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "costmodel/attention.h"
+
 namespace meshplan {
 
 namespace {
@@ -15,17 +17,17 @@ struct ActivationParts {
 // e = bytes per activation element; masks are 1 byte each and exist only with dropout. The
 // coefficients are small integers times e, so e = 2 with dropout gives Korthikanti's 10, 4 + 4,
 // 6 or 4, 5 bit for bit.
-ActivationParts parts(const ModelSpec& m, double b, double s, double e) {
+ActivationParts parts(const ModelSpec& m, double b, double s, double e, AttentionKind k) {
   const double h = static_cast<double>(m.hidden_size);
   const double kv = static_cast<double>(m.kv_dim());
   const double f = static_cast<double>(m.intermediate_size);
-  const double a = static_cast<double>(m.num_heads);
   const double masks = m.dropout ? 2.0 : 0.0;  // the two hidden dropout masks (attention, MLP)
   ActivationParts p;
   p.replicated = (4.0 * e + masks) * s * b * h;
   p.split = s * b * (2.0 * e * h + 2.0 * e * kv) + s * b * f * (m.mlp == MlpKind::Gated ? 3.0 * e : 2.0 * e);
-  // Softmax output; with dropout also its 1-byte mask and the dropout output.
-  p.core = (m.dropout ? 2.0 * e + 1.0 : e) * a * s * s * b;
+  // Materialized: softmax output, with dropout also its 1-byte mask and the dropout output;
+  // fused: the log-sum-exp only.
+  p.core = attention_core_stash_bytes(m, k, b, s, e);
   return p;
 }
 }  // namespace
@@ -35,9 +37,9 @@ double activation_element_bytes(const std::string& dtype) {
 }
 
 double layer_activation_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, Recompute r,
-                              double e) {
+                              double e, AttentionKind k) {
   const double t = static_cast<double>(tp);
-  const ActivationParts p = parts(m, b, s, e);
+  const ActivationParts p = parts(m, b, s, e, k);
   const double replicated = sp ? p.replicated / t : p.replicated;
   switch (r) {
     case Recompute::None: return replicated + p.split / t + p.core / t;
@@ -48,11 +50,11 @@ double layer_activation_bytes(const ModelSpec& m, double b, double s, int tp, bo
 }
 
 double recompute_working_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, Recompute r,
-                               double e) {
+                               double e, AttentionKind k) {
   switch (r) {
     case Recompute::None: return 0.0;
-    case Recompute::Selective: return parts(m, b, s, e).core / tp;
-    case Recompute::Full: return layer_activation_bytes(m, b, s, tp, sp, Recompute::None, e);
+    case Recompute::Selective: return parts(m, b, s, e, k).core / tp;
+    case Recompute::Full: return layer_activation_bytes(m, b, s, tp, sp, Recompute::None, e, k);
   }
   return 0.0;
 }

@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 
+#include "core/framework_knobs.h"
 #include "core/model_spec.h"
 #include "core/parallel_config.h"
 
@@ -19,19 +20,23 @@ double activation_element_bytes(const std::string& dtype);
 /// With s = seq, b = micro_batch, h = hidden, kv = K/V width, f = MLP width, a = heads, t = tp:
 ///   replicated part  R = (4e + 2 drop) s b h   (2 norm inputs, QKV input, MLP input; 2 dropout masks)
 ///   TP-split part    S = e s b (2h + 2kv) + e s b f * (gated ? 3 : 2)   (Q, K, V, out-proj input; MLP)
-///   attention core   A = (drop ? 2e + 1 : e) a s^2 b   (softmax out; its dropout mask and output)
+///   attention core   A = (drop ? 2e + 1 : e) a s^2 b   (materialized: softmax out; its dropout mask
+///                                                     and output), 4 a s b (fused: fp32 log-sum-exp,
+///                                                     costmodel/attention.h)
 ///   none:      R + S/t + A/t       (SP: (R + S + A)/t)
 ///   selective: R + S/t             (SP: (R + S)/t)        attention core recomputed
 ///   full:      e s b h             (SP: e s b h / t)      only the layer input
 /// For e = 2 with dropout: R = 10 sbh, A = 5 as^2 b, and for MHA (kv = h) with a plain MLP of
 /// f = 4h, R + S = 34 s b h: Korthikanti's closed forms.
 double layer_activation_bytes(const ModelSpec& m, double micro_batch, double seq, int tp, bool sp,
-                              Recompute r, double element_bytes = 2.0);
+                              Recompute r, double element_bytes = 2.0,
+                              AttentionKind attention = AttentionKind::Materialized);
 
 /// Working set of the one layer being recomputed during backward (on top of the stash): the
 /// layer's no-recompute activations for full recompute, its attention core for selective.
 double recompute_working_bytes(const ModelSpec& m, double micro_batch, double seq, int tp, bool sp,
-                               Recompute r, double element_bytes = 2.0);
+                               Recompute r, double element_bytes = 2.0,
+                               AttentionKind attention = AttentionKind::Materialized);
 
 /// First stage, per micro-batch in flight: the embedding output dropout mask, s b h (/t with SP);
 /// 0 for a model without dropout.

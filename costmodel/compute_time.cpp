@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/activations.h"
+#include "costmodel/attention.h"
 #include "costmodel/collectives.h"
 #include "costmodel/flops.h"
 
@@ -45,7 +47,6 @@ namespace {
 struct ElementwiseBytes {
   double outside_core = 0;  // 2 norms (read+write 2 bytes each: 8Th) + 2 bias-dropout-residual
                             // adds (read x, residual, write out, 1-byte mask: 14Th) + activation fn
-  double core = 0;          // softmax read+write 4*b*a*s^2 + attention dropout read, write, mask 5*b*a*s^2
 };
 
 ElementwiseBytes elementwise_bytes(const ModelSpec& m, double b, double s, int tp, bool sp) {
@@ -53,11 +54,9 @@ ElementwiseBytes elementwise_bytes(const ModelSpec& m, double b, double s, int t
   const double T = b * s;
   const double h = static_cast<double>(m.hidden_size);
   const double f = static_cast<double>(m.intermediate_size);
-  const double a = static_cast<double>(m.num_heads);
   ElementwiseBytes e;
   const double activation_fn = (m.mlp == MlpKind::Gated ? 6.0 : 4.0) * T * f / t;
   e.outside_core = 22.0 * T * h / (sp ? t : 1.0) + activation_fn;
-  e.core = 9.0 * b * a * s * s / t;
   return e;
 }
 }  // namespace
@@ -73,23 +72,23 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const double out = gemm_time_s(hw, peak, f.out_proj / t);
   const double up = gemm_time_s(hw, peak, f.mlp_up / t);
   const double down = gemm_time_s(hw, peak, f.mlp_down / t);
-  const double core = gemm_time_s(hw, peak, f.scores / t) + gemm_time_s(hw, peak, f.values / t);
+  const AttentionCoreTime core = attention_core_time(hw, peak, p.model, p.job.framework.attention, b, s, cfg.tp,
+                                                     activation_element_bytes(p.job.dtype));
   const ElementwiseBytes e = elementwise_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
   const double ew_outside = memory_bound_time_s(hw, e.outside_core);
-  const double ew_core = memory_bound_time_s(hw, e.core);
 
   LayerCompute c;
-  c.forward_s = qkv + out + up + down + core + ew_outside + ew_core;
+  c.forward_s = qkv + out + up + down + core.forward_s + ew_outside;
   c.dx_gemm_s = qkv + out + up + down;
-  // Backward of the attention core: 2 GEMMs per forward GEMM; element-wise backward reads the
-  // saved tensors and gradients and writes gradients: about twice the forward bytes.
-  c.backward_input_s = c.dx_gemm_s + 2.0 * core + 2.0 * (ew_outside + ew_core);
+  // Element-wise backward reads the saved tensors and gradients and writes gradients: about twice
+  // the forward bytes. The attention core's backward is costmodel/attention.h's.
+  c.backward_input_s = c.dx_gemm_s + core.backward_s + 2.0 * ew_outside;
   c.backward_weight_s = qkv + out + up + down;
   c.qkv_dw_s = qkv;
   c.mlp_up_dw_s = up;
   switch (cfg.recompute) {
     case Recompute::None: c.recompute_s = 0.0; break;
-    case Recompute::Selective: c.recompute_s = core + ew_core; break;
+    case Recompute::Selective: c.recompute_s = core.forward_s; break;
     case Recompute::Full: c.recompute_s = c.forward_s; break;
   }
   return c;

@@ -1,6 +1,8 @@
 // Transformer FLOP counting (formulas in costmodel/README.md "FLOPs").
 #include "costmodel/flops.h"
 
+#include "costmodel/attention.h"
+
 namespace meshplan {
 
 LayerFlops layer_forward_flops(const ModelSpec& m, double sequences, double seq) {
@@ -31,13 +33,13 @@ double recompute_flops(const LayerFlops& f, Recompute r) {
   return 0.0;
 }
 
-StepFlops step_flops(const ModelSpec& m, double sequences, double seq, Recompute r) {
+StepFlops step_flops(const ModelSpec& m, double sequences, double seq, Recompute r, AttentionKind k) {
   const LayerFlops layer = layer_forward_flops(m, sequences, seq);
   const double L = static_cast<double>(m.num_layers);
   const double forward = L * layer.total() + logits_forward_flops(m, sequences, seq);
   StepFlops out;
   out.model = 3.0 * forward;
-  out.hardware = out.model + L * recompute_flops(layer, r);
+  out.hardware = out.model + L * (recompute_flops(layer, r) + attention_backward_extra_flops(layer, k));
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Exact transformer training FLOPs per layer and per step (Megatron counting), and 6ND.
 #pragma once
+#include "core/framework_knobs.h"
 #include "core/model_spec.h"
 #include "core/parallel_config.h"
 
@@ -27,13 +28,15 @@ double logits_forward_flops(const ModelSpec& m, double sequences, double seq);
 
 /// Training FLOPs of one step for `sequences` sequences: forward x1 + backward x2 of every layer and
 /// the logits. `model` excludes recomputation (for MFU); `hardware` adds it (for HFU): full
-/// recompute = one more forward of every layer, selective = one more attention core per layer.
+/// recompute = one more forward of every layer, selective = one more attention core per layer;
+/// a fused attention kernel adds its backward's recomputed Q K^T (costmodel/attention.h).
 struct StepFlops {
   double model = 0;
   double hardware = 0;
 };
 
-StepFlops step_flops(const ModelSpec& m, double sequences, double seq, Recompute r);
+StepFlops step_flops(const ModelSpec& m, double sequences, double seq, Recompute r,
+                     AttentionKind attention = AttentionKind::Materialized);
 
 /// Extra forward FLOPs that recomputation adds to one layer.
 double recompute_flops(const LayerFlops& f, Recompute r);

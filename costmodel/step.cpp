@@ -9,6 +9,7 @@
 #include "costmodel/flops.h"
 #include "costmodel/memory.h"
 #include "costmodel/pipeline.h"
+#include "costmodel/zero_comm.h"
 
 namespace meshplan {
 
@@ -149,13 +150,15 @@ DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const Sta
     out.exposed_s = (overlap ? M * std::max(0.0, rs - st.backward_s) : M * rs) + after;
     return out;
   }
-  // ZeRO-3: the weights are gathered before every forward and backward (and the recomputed forward)
-  // of every micro-batch, prefetched behind the previous layer; in backward the gathers and the
-  // gradient reduce-scatters share the same links and the same window.
-  const double ag = per_layer_collective_s(p, cfg, stage, g, pb.weights, true);
-  const double backward_comm = (cfg.recompute == Recompute::Full ? 2.0 : 1.0) * ag + rs;
-  out.total_s = M * (ag + backward_comm);
-  out.exposed_s = overlap ? M * (std::max(0.0, ag - st.forward_s) + std::max(0.0, backward_comm - st.backward_s))
+  // ZeRO-3: the weights are gathered before every forward and backward of every micro-batch, at the
+  // framework's granularity, prefetched behind the previous layer (costmodel/zero_comm.h).
+  const ShardedCollectives sc = sharded_collectives(p, cfg, stage, g);
+  const ShardingKnobs& knobs = p.job.framework.sharding;
+  const bool refetch = cfg.recompute == Recompute::Full && knobs.granularity == ShardGranularity::Buckets;
+  const double layers = std::max(1, sc.layers);
+  out.total_s = M * zero3_total_s(sc, refetch);
+  out.exposed_s = overlap ? M * zero3_exposed_s(sc, st.forward_s / layers, st.backward_s / layers, refetch,
+                                                knobs.prefetch_depth)
                           : out.total_s;
   return out;
 }
@@ -252,7 +255,7 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
 
   const double sequences = static_cast<double>(p.job.global_batch);
   const double seq = static_cast<double>(p.job.seq_len);
-  const StepFlops f = step_flops(p.model, sequences, seq, cfg.recompute);
+  const StepFlops f = step_flops(p.model, sequences, seq, cfg.recompute, p.job.framework.attention);
   const double gpus = static_cast<double>(p.job.gpus);
   const double peak = job_peak_flops(p);
   Throughput& th = est.throughput;
@@ -279,7 +282,7 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
   for (int c = 0; c < chunks; ++c) {
     ChunkCosts k = chunk_times(lc, chunk_layers(p.model, cfg, c), c == 0, c == chunks - 1);
     k.activation_bytes = k.layers * layer_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel,
-                                                           cfg.recompute, e);
+                                                           cfg.recompute, e, p.job.framework.attention);
     if (k.has_embedding) k.activation_bytes += embedding_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
     if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e);
     const double params = chunk_parameters_per_gpu(p.model, cfg, c);

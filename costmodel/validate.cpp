@@ -19,7 +19,15 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   p.job.seq_len = run.seq_len;
   p.job.dtype = set.dtype;
   p.job.convention = set.convention;
+  p.job.framework = run_framework(run);
   return p;
+}
+
+FrameworkKnobs run_framework(const ValidationRun& run) {
+  FrameworkKnobs k;
+  k.attention = run.attention;
+  if (run.framework == "deepspeed") k.sharding.granularity = ShardGranularity::Buckets;
+  return k;
 }
 
 ParallelConfig run_config(const ValidationRun& run) {
@@ -45,16 +53,75 @@ static double megatron_formula_flops(const ModelSpec& m, double B, double s) {
   return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
 }
 
-double published_iteration_s(const ValidationSet& set, const ValidationRun& run) {
+// MosaicML llm-foundry's MFU numerator (scripts/train/benchmarking/README.md "MFU and HFU"):
+// (6 N s + 12 l h s^2) per sequence, N = all parameters.
+static double mosaic_formula_flops(const ModelSpec& m, double B, double s) {
+  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
+  return B * (6.0 * m.num_parameters() * s + 12.0 * l * h * s * s);
+}
+
+// Megatron-Core's num_floating_point_operations (megatron/training/training.py, core_r0.8.0):
+// 12 B s l h^2 ((1 + g/a + s/h)(a d_head / h) + (f/h)(3/2 if gated) + V/(2 l h)).
+static double megatron_core_formula_flops(const ModelSpec& m, double B, double s) {
+  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
+  const double a = static_cast<double>(m.num_heads), g = static_cast<double>(m.num_kv_heads);
+  const double f = static_cast<double>(m.intermediate_size), V = static_cast<double>(m.vocab_size);
+  const double attn = (1.0 + g / a + s / h) * (a * static_cast<double>(m.head_dim()) / h);
+  const double mlp = (f / h) * (m.mlp == MlpKind::Gated ? 1.5 : 1.0);
+  return 12.0 * B * s * l * h * h * (attn + mlp + V / (2.0 * l * h));
+}
+
+// PaLM's MFU count (Chowdhery et al. 2023, App. B): (6 N + 12 l h s) per token, N = all parameters.
+static double palm_formula_flops(const ModelSpec& m, double B, double s) {
+  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
+  return B * s * (6.0 * m.num_parameters() + 12.0 * l * h * s);
+}
+
+// torchtitan's (train.py, 3faaa1a0d): (6 N s + 12 l h s^2) per sequence, N without the token embedding.
+static double torchtitan_formula_flops(const ModelSpec& m, double B, double s) {
+  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
+  const double n = m.num_parameters() - static_cast<double>(m.vocab_size) * h;
+  return B * (6.0 * n * s + 12.0 * l * h * s * s);
+}
+
+static double paper_flops(const std::string& formula, const ModelSpec& m, double B, double s) {
+  if (formula == "megatron") return megatron_formula_flops(m, B, s);
+  if (formula == "megatron-core") return megatron_core_formula_flops(m, B, s);
+  if (formula == "mosaic") return mosaic_formula_flops(m, B, s);
+  if (formula == "palm") return palm_formula_flops(m, B, s);
+  if (formula == "torchtitan") return torchtitan_formula_flops(m, B, s);
+  return step_flops(m, B, s, Recompute::None).model;
+}
+
+double published_iteration_s(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw) {
   if (run.iteration_s > 0) return run.iteration_s;
-  const ModelSpec& m = *set.find_model(run.model);
   const double B = static_cast<double>(run.global_batch), s = static_cast<double>(run.seq_len);
-  const double flops = set.flops_formula == "megatron" ? megatron_formula_flops(m, B, s)
-                                                       : step_flops(m, B, s, Recompute::None).model;
-  return flops / (run.tflops_per_gpu * 1e12 * static_cast<double>(run.gpus));
+  const double gpus = static_cast<double>(run.gpus);
+  if (run.tokens_per_s_per_gpu > 0) return B * s / (run.tokens_per_s_per_gpu * gpus);
+  const double flops = paper_flops(run.flops_formula, *set.find_model(run.model), B, s);
+  if (run.tflops_per_gpu > 0) return flops / (run.tflops_per_gpu * 1e12 * gpus);
+  const double peak = set.mfu_peak_flops > 0 ? set.mfu_peak_flops : hw.peak_flops_for(set.dtype);
+  return flops / (run.mfu * peak * gpus);
+}
+
+std::string skip_reason(const ValidationRun& run) {
+  if (run.cp > 1) return "context parallelism (cp " + std::to_string(run.cp) + ") is not modelled";
+  if (run.fp8) return "FP8 GEMMs are not modelled (the GEMM curves are BF16)";
+  if (run.shard_group > 0) return "HSDP (ZeRO-3 sharded within groups of " + std::to_string(run.shard_group) +
+                                 " GPUs) is not modelled";
+  if (!run.ac_policy.empty()) return "activation-checkpoint policy " + run.ac_policy + " is not modelled";
+  return "";
 }
 
 Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw) {
+  if (const std::string why = skip_reason(run); !why.empty()) {
+    RunPrediction skip;
+    skip.set = set.name;
+    skip.label = run.label;
+    skip.tuning = run.tuning;
+    skip.skipped = why;
+    return skip;
+  }
   const Problem p = run_problem(set, run, hw);
   const ParallelConfig c = run_config(run);
   const ErrorList errors = validate_config(p, c, set.file + ": " + run.label);
@@ -63,7 +130,12 @@ Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun&
   out.set = set.name;
   out.label = run.label;
   out.derived = run.iteration_s <= 0;
-  out.published_s = published_iteration_s(set, run);
+  out.tuning = run.tuning;
+  out.published_from = run.iteration_s > 0             ? "iteration_s"
+                       : run.tokens_per_s_per_gpu > 0 ? "tokens_per_s_per_gpu"
+                       : run.tflops_per_gpu > 0       ? "tflops_per_gpu"
+                                                      : "mfu";
+  out.published_s = published_iteration_s(set, run, hw);
   out.estimate = estimate_step(p, c);
   out.predicted_s = out.estimate.time.step_s;
   out.error = (out.predicted_s - out.published_s) / out.published_s;
@@ -71,13 +143,13 @@ Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun&
 }
 
 void summarize(ValidationReport& report) {
-  double sum = 0.0, worst = 0.0;
-  for (const auto& r : report.runs) {
-    sum += std::fabs(r.error);
-    worst = std::max(worst, std::fabs(r.error));
-  }
-  report.mean_abs_error = report.runs.empty() ? 0.0 : sum / report.runs.size();
-  report.max_abs_error = worst;
+  const ErrorStats all = error_stats(report.runs, [](const RunPrediction&) { return true; });
+  report.mean_abs_error = all.mean_abs_error;
+  report.max_abs_error = all.max_abs_error;
+  report.held_out = error_stats(report.runs, [](const RunPrediction& r) { return !r.tuning; });
+  report.tuning = error_stats(report.runs, [](const RunPrediction& r) { return r.tuning; });
+  report.skipped = 0;
+  for (const auto& r : report.runs) report.skipped += r.skipped.empty() ? 0 : 1;
 }
 
 Result<ValidationReport> predict_set(const ValidationSet& set, const HardwareProfile& hw) {

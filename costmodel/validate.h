@@ -16,27 +16,69 @@ struct RunPrediction {
   double predicted_s = 0;
   double error = 0;           // (predicted - published) / published
   bool derived = false;       // published_s was derived from TFLOP/s with the paper's FLOP formula
+  const char* published_from = "iteration_s";  // or tokens_per_s_per_gpu, tflops_per_gpu, mfu
+  bool tuning = false;        // a profile parameter was set on this run (not an independent test)
+  std::string skipped;        // non-empty: why the run is not predicted (e.g. context parallelism)
   StepEstimate estimate;
+};
+
+/// Error statistics of a group of predicted runs (skipped runs are not counted).
+struct ErrorStats {
+  int runs = 0;
+  double mean_abs_error = 0;
+  double max_abs_error = 0;
 };
 
 struct ValidationReport {
   std::vector<RunPrediction> runs;
-  double mean_abs_error = 0;
+  double mean_abs_error = 0;  // over all predicted runs, tuning and held-out
   double max_abs_error = 0;
+  ErrorStats held_out;        // runs not used to set any parameter
+  ErrorStats tuning;          // runs a profile parameter was set on
+  int skipped = 0;
 };
 
 /// The configuration and problem a run describes (DP = gpus / (tp*pp) is checked against dp).
 Problem run_problem(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw);
 ParallelConfig run_config(const ValidationRun& run);
 
-/// Iteration time the paper's numbers imply: iteration_s, or FLOPs(paper's formula) / (TFLOP/s x GPUs).
-double published_iteration_s(const ValidationSet& set, const ValidationRun& run);
+/// Iteration time the source's numbers imply: iteration_s, batch tokens / (tokens/s per GPU x GPUs),
+/// FLOPs(source's formula) / (TFLOP/s x GPUs), or FLOPs / (MFU x peak x GPUs).
+double published_iteration_s(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw);
+
+/// Why a run cannot be predicted by today's model ("" when it can): cp > 1, FP8, other AC policies.
+std::string skip_reason(const ValidationRun& run);
 
 /// Predicts every run; a run whose layout is invalid for the model is an Error naming the run.
 Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw);
 Result<ValidationReport> predict_set(const ValidationSet& set, const HardwareProfile& hw);
 
-/// Mean and max |error| of `runs`.
+/// Mean and max |error| of `runs` (all, held-out, tuning); skipped runs are counted apart.
 void summarize(ValidationReport& report);
 
+/// Stats of the predicted runs among `runs` for which `keep` is true.
+template <class Keep>
+ErrorStats error_stats(const std::vector<RunPrediction>& runs, Keep keep);
+
+/// Framework knobs a validation run implies: its attention kernel; DeepSpeed's bucketed ZeRO-3
+/// collectives for framework "deepspeed", FSDP's per-unit ones otherwise.
+FrameworkKnobs run_framework(const ValidationRun& run);
+
+}  // namespace meshplan
+
+#include <cmath>
+namespace meshplan {
+template <class Keep>
+ErrorStats error_stats(const std::vector<RunPrediction>& runs, Keep keep) {
+  ErrorStats s;
+  double sum = 0.0;
+  for (const auto& r : runs) {
+    if (!r.skipped.empty() || !keep(r)) continue;
+    ++s.runs;
+    sum += std::fabs(r.error);
+    if (std::fabs(r.error) > s.max_abs_error) s.max_abs_error = std::fabs(r.error);
+  }
+  s.mean_abs_error = s.runs ? sum / s.runs : 0.0;
+  return s;
+}
 }  // namespace meshplan

@@ -153,3 +153,27 @@ TEST_CASE("scale from a cluster budget reports training days") {
   CHECK(t.exit_code == 0);
   CHECK(t.out.find("days") != std::string::npos);
 }
+
+TEST_CASE("estimate --attention: fused by default, recorded in job.attention and the plan file; materialized stashes s x s") {
+  const std::string m = source_path("examples/models/llama-3-8b.yaml");
+  const std::string base = "estimate --model " + m + " --hardware h100-80gb-sxm --gpus 8 --global-batch 8 --seq 8192"
+                           " --zero 3 --format json";
+  const json fused = parse_ok(run_cli(base));
+  CHECK(fused["job"]["attention"] == "fused");
+  const json mat = parse_ok(run_cli(base + " --attention materialized"));
+  CHECK(mat["job"]["attention"] == "materialized");
+  // 32 layers x (2 x 32 x 8192^2 - 4 x 32 x 8192) bytes more (tests/costmodel/test_attention.cpp).
+  CHECK(mat["memory"]["activations_bytes"].get<double>() - fused["memory"]["activations_bytes"].get<double>() ==
+        32.0 * (4294967296.0 - 1048576.0));
+  const std::string help = run_cli("estimate --help").out + run_cli("plan --help").out + run_cli("simulate --help").out;
+  CHECK(help.find("--attention") != std::string::npos);
+  // The plan file records it, and --plan reads it back (an explicit --attention overrides).
+  const std::string plan = scratch_dir() + "/attention-plan.json";
+  REQUIRE(run_cli(base + " --attention materialized --output " + plan).exit_code == 0);
+  CHECK(json::parse(slurp(plan))["problem"]["job"]["attention"] == "materialized");
+  CHECK(parse_ok(run_cli("estimate --format json --plan " + plan))["job"]["attention"] == "materialized");
+  CHECK(parse_ok(run_cli("estimate --format json --attention fused --plan " + plan))["job"]["attention"] == "fused");
+  const CliResult bad = run_cli(base + " --attention flash");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--attention") != std::string::npos);
+}

@@ -23,6 +23,15 @@ inline meshplan::ModelSpec llama2_70b() {
   return m;
 }
 
+inline meshplan::ModelSpec llama3_8b() {
+  meshplan::ModelSpec m;
+  m.name = "llama-3-8b";
+  m.hidden_size = 4096; m.num_layers = 32; m.num_heads = 32; m.num_kv_heads = 8;
+  m.intermediate_size = 14336; m.vocab_size = 128256; m.max_position_embeddings = 8192;
+  m.mlp = meshplan::MlpKind::Gated; m.dropout = false;
+  return m;
+}
+
 inline meshplan::ModelSpec llama2_7b() {
   meshplan::ModelSpec m;
   m.name = "llama-2-7b";
@@ -50,6 +59,9 @@ inline meshplan::Problem problem(const meshplan::ModelSpec& m, int64_t gpus, int
   meshplan::Problem p;
   p.model = m; p.hardware = a100();
   p.job.gpus = gpus; p.job.global_batch = batch; p.job.seq_len = seq;
+  // These fixtures check Korthikanti et al.'s materialized-attention accounting; tests of the fused
+  // kernel (the CLI default) set it explicitly.
+  p.job.framework.attention = meshplan::AttentionKind::Materialized;
   return p;
 }
 

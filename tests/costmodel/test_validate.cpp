@@ -6,6 +6,7 @@
 
 #include "core/io.h"
 #include "costmodel/validate.h"
+#include "fixtures.h"
 
 using namespace meshplan;
 using Catch::Detail::Approx;
@@ -81,7 +82,67 @@ runs:
   REQUIRE(set.ok());
   const double B = 2304, s = 2048, l = 96, h = 12288, V = 51200;
   const double flops = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
-  CHECK(published_iteration_s(set.value(), set.value().runs[0]) == Approx(flops / (148e12 * 1536)));
+  const HardwareProfile hw = meshplan_test::a100();
+  CHECK(published_iteration_s(set.value(), set.value().runs[0], hw) == Approx(flops / (148e12 * 1536)));
+}
+
+TEST_CASE("DeepSpeed ZeRO-3 rows of Narayanan Table 2 (held out): mean |error| <= 12 % (was 53.8 %)") {
+  // Before bucketed fetches, per-layer exposure and the ring latency term (issue 10) these were
+  // predicted 33-71 % too fast; now 10.6 % mean, 23.5 % max.
+  const ValidationReport r = predict_file("narayanan2021-table2-zero3.yaml");
+  REQUIRE(r.runs.size() == 6);
+  CHECK(r.held_out.runs == 6);
+  CHECK(r.mean_abs_error <= 0.12);
+  CHECK(r.max_abs_error <= 0.25);
+}
+
+TEST_CASE("tokens/s per GPU and MFU become iteration times; cp > 1 and FP8 runs are skipped with a reason") {
+  const std::string text = R"(
+source: test
+hardware: a100-80gb-sxm
+flops_formula: mosaic
+mfu_peak_tflops: 312
+framework: fsdp
+models:
+  m: {n_embd: 2048, n_layer: 24, n_head: 16, vocab_size: 50368, n_positions: 2048, dropout: false}
+runs:
+  - {model: m, gpus: 8, dp: 8, zero: 3, global_batch: 64, micro_batch: 8, tokens_per_s_per_gpu: 20000}
+  - {model: m, gpus: 8, dp: 8, zero: 3, global_batch: 64, micro_batch: 8, mfu: 0.5, use: tuning}
+  - {model: m, gpus: 8, dp: 4, cp: 2, zero: 3, global_batch: 64, micro_batch: 8, tokens_per_s_per_gpu: 1}
+  - {model: m, gpus: 8, dp: 8, zero: 3, global_batch: 64, micro_batch: 8, tokens_per_s_per_gpu: 1, fp8: true}
+)";
+  auto set = parse_validation(text, "t.yaml");
+  REQUIRE(set.ok());
+  const ValidationSet& v = set.value();
+  const HardwareProfile hw = meshplan_test::a100();
+  CHECK(published_iteration_s(v, v.runs[0], hw) == Approx(64.0 * 2048 / (20000.0 * 8)));
+  const ModelSpec& m = v.models.front().second;
+  const double flops = 64 * (6 * m.num_parameters() * 2048 + 12.0 * 24 * 2048 * 2048.0 * 2048);
+  CHECK(published_iteration_s(v, v.runs[1], hw) == Approx(flops / (0.5 * 312e12 * 8)));
+  CHECK(v.runs[0].attention == AttentionKind::Fused);
+  CHECK(run_framework(v.runs[0]).sharding.granularity == ShardGranularity::PerUnit);
+  auto report = predict_set(v, hw);
+  REQUIRE(report.ok());
+  const ValidationReport& r = report.value();
+  CHECK(r.runs[2].skipped.find("context parallelism") != std::string::npos);
+  CHECK(r.runs[3].skipped.find("FP8") != std::string::npos);
+  CHECK(r.skipped == 2);
+  CHECK(r.held_out.runs == 1);
+  CHECK(r.tuning.runs == 1);
+  CHECK(r.held_out.mean_abs_error == Approx(std::fabs(r.runs[0].error)));
+  CHECK(r.tuning.mean_abs_error == Approx(std::fabs(r.runs[1].error)));
+}
+
+TEST_CASE("Korthikanti Table 5 is the tuning set, materialized; the ZeRO-3 rows are DeepSpeed") {
+  auto k = load_validation(kSource + "/validation/korthikanti2022-table5.yaml");
+  REQUIRE(k.ok());
+  for (const auto& run : k.value().runs) {
+    CHECK(run.tuning);
+    CHECK(run.attention == AttentionKind::Materialized);
+  }
+  auto z = load_validation(kSource + "/validation/narayanan2021-table2-zero3.yaml");
+  REQUIRE(z.ok());
+  CHECK(run_framework(z.value().runs[0]).sharding.granularity == ShardGranularity::Buckets);
 }
 
 TEST_CASE("bad validation files are one-line errors naming the field") {

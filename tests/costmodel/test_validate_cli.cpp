@@ -35,6 +35,12 @@ TEST_CASE("meshplan validate prints every shipped run with its error, exit 0") {
   CHECK(o.text.find("korthikanti2022-table5") != std::string::npos);
   CHECK(o.text.find("gpt-1t selective+sp") != std::string::npos);
   CHECK(o.text.find("mean |error|") != std::string::npos);
+  // Held-out and tuning runs are reported apart, per source file and overall.
+  const size_t held = o.text.find("HELD-OUT runs"), tuning = o.text.find("TUNING runs");
+  CHECK(held != std::string::npos);
+  CHECK(tuning != std::string::npos);
+  CHECK(o.text.find("korthikanti2022-table5", tuning) != std::string::npos);
+  CHECK(o.text.substr(held, tuning - held).find("korthikanti2022-table5") == std::string::npos);
 }
 
 TEST_CASE("meshplan validate --format json carries schema, runs and the summary; deterministic") {
@@ -45,6 +51,9 @@ TEST_CASE("meshplan validate --format json carries schema, runs and the summary;
   CHECK(a.text.find("\"mean_abs_error\"") != std::string::npos);
   CHECK(a.text.find("\"predicted_s\"") != std::string::npos);
   CHECK(a.text.find("\"runs\": 8") != std::string::npos);
+  CHECK(a.text.find("\"held_out\"") != std::string::npos);
+  CHECK(a.text.find("\"tuning\"") != std::string::npos);
+  CHECK(a.text.find("\"use\": \"tuning\"") != std::string::npos);
   const Output b = run("validate --format json " MESHPLAN_SOURCE_DIR "/validation/korthikanti2022-table5.yaml");
   CHECK(a.text == b.text);
 }

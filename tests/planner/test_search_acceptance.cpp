@@ -87,7 +87,10 @@ TEST_CASE("175B on 1024 A100-80GB: TP inside the node (>= 4) and PP > 1, close t
     CHECK(x.time.step_s >= e.time.step_s * (1.0 - 1e-9));
     return x.time.step_s / e.time.step_s;
   };
-  CHECK(layout(4, 8, 12, 1) < 1.03);  // NeMo's recipe
+  // NeMo's recipe. Within 3 % with materialized attention; with fused attention (the default since
+  // issue 10) recompute none fits at micro-batch 2 and wins, while the recipe's selective recompute
+  // re-runs the flash forward for almost no memory: 3.8 % slower.
+  CHECK(layout(4, 8, 12, 1) < 1.05);
   CHECK(layout(8, 8, 3, 1) < 1.15);   // Megatron-LM (Korthikanti 2022): predicted ~11 % slower
 }
 
@@ -128,7 +131,10 @@ TEST_CASE("the planner's best is at least as fast as every published run (publis
                   static_cast<long long>(better + 1), static_cast<long long>(fitting),
                   describe_config(r.top[0].config).c_str(), r.top[0].time.step_s);
       INFO(run.label);
-      CHECK(r.top[0].time.step_s <= published.time.step_s);
+      // A published layout our memory model says does not fit cannot be the planner's pick (the line
+      // above records it; e.g. llm-foundry's micro-batch 10 on A100-40GB), nor can a run the model
+      // cannot express (FP8, context parallelism: `meshplan validate` skips them).
+      if (published.fits && skip_reason(run).empty()) CHECK(r.top[0].time.step_s <= published.time.step_s);
       CHECK(r.fitting() == fitting);
       ++runs;
     }
@@ -155,9 +161,11 @@ TEST_CASE("impossible: the model does not fit even fully sharded -> the minimum 
 }
 
 TEST_CASE("impossible: a prime GPU count above a node leaves only tp=1 which does not fit") {
-  // 13B at 32k tokens: one layer's attention scores (2 a s^2 bytes without dropout = 86 GB at tp=1)
-  // need TP, which 13 GPUs cannot give; 16 GPUs with tp=8 fit.
-  const Problem p = problem("llama-2-13b", "a100-80gb-sxm", 13, 13, 32768);
+  // 13B at 32k tokens with materialized attention: one layer's attention scores (2 a s^2 bytes without
+  // dropout = 86 GB at tp=1) need TP, which 13 GPUs cannot give; 16 GPUs with tp=8 fit. (Fused
+  // attention keeps no scores and fits at tp=1.)
+  Problem p = problem("llama-2-13b", "a100-80gb-sxm", 13, 13, 32768);
+  p.job.framework.attention = AttentionKind::Materialized;
   SearchOptions opt;
   const SearchResult r = search(p, opt);
   REQUIRE(r.top.empty());
@@ -166,7 +174,9 @@ TEST_CASE("impossible: a prime GPU count above a node leaves only tp=1 which doe
   CHECK(e.field == "--gpus");
   CHECK(e.message.find("prime") != std::string::npos);
   CHECK(e.hint.find("16") != std::string::npos);
-  CHECK(!search(problem("llama-2-13b", "a100-80gb-sxm", 16, 16, 32768), opt).top.empty());
+  Problem p16 = problem("llama-2-13b", "a100-80gb-sxm", 16, 16, 32768);
+  p16.job.framework.attention = AttentionKind::Materialized;
+  CHECK(!search(p16, opt).top.empty());
 }
 
 TEST_CASE("impossible: a global batch smaller than DP") {
@@ -184,7 +194,10 @@ TEST_CASE("impossible: a global batch smaller than DP") {
 }
 
 TEST_CASE("impossible with the flags given: the hint names the flag value that fits") {
-  const Problem p = problem("llama-2-13b", "a100-80gb-sxm", 8, 64, 4096);
+  // Materialized attention: its s x s scores are what recomputation saves here. (With fused attention
+  // the same flags fail on micro-batch 4, and the hint names --micro-batch 1.)
+  Problem p = problem("llama-2-13b", "a100-80gb-sxm", 8, 64, 4096);
+  p.job.framework.attention = AttentionKind::Materialized;
   SearchOptions opt;
   opt.space.micro_batch = {4};
   opt.space.recompute = {Recompute::None};
@@ -214,4 +227,20 @@ TEST_CASE("impossible: no micro-batch size given divides the batch per DP rank")
   INFO(e.one_line());
   CHECK(e.field == "--micro-batch");
   CHECK(e.value == "3,5");
+}
+
+// Issue 10: with per-layer ZeRO-3 collectives whose ring latency grows with the DP size, the 1T
+// model on 16,384 H100 no longer ranks tp2 pp1 ZeRO-3 over DP 8,192 first with 0 s of exposed DP
+// communication (global batch 8,192 x 2,048 tokens, 16.8M tokens as Llama 3 405B's).
+TEST_CASE("1T on 16,384 H100: the best plan does not hide a DP-8192 ZeRO-3 behind 0 s of DP comm") {
+  const Problem p = problem("megatron-gpt-1t", "h100-80gb-sxm", 16384, 8192, 2048);
+  SearchOptions opt;
+  const SearchResult r = search(p, opt);
+  REQUIRE(!r.top.empty());
+  const StepEstimate& e = r.top.front();
+  std::printf("1T on 16384 x h100: %s, step %.3f s, dp_comm %.3f s, MFU %.3f\n", describe_config(e.config).c_str(),
+              e.time.step_s, e.time.dp_comm_s, e.throughput.mfu);
+  CHECK_FALSE((e.config.zero_stage == 3 && e.config.dp >= 4096 && e.time.dp_comm_s == 0.0));
+  for (const StepEstimate& c : r.top)
+    if (c.config.zero_stage == 3 && c.config.dp >= 2) CHECK(c.time.dp_comm_s > 0.0);
 }

@@ -73,7 +73,7 @@ TEST_CASE("cli plan: impossible problems give one line and exit 2") {
     CHECK(r.err.find("needs at least") != std::string::npos);
   }
   SECTION("prime GPU count above a node") {
-    const CliResult r = plan("llama-2-13b", "--gpus 13 --global-batch 13 --seq 32768");
+    const CliResult r = plan("llama-2-13b", "--gpus 13 --global-batch 13 --seq 32768 --attention materialized");
     require_one_line_exit_2(r);
     CHECK(r.err.find("prime") != std::string::npos);
   }
@@ -84,7 +84,7 @@ TEST_CASE("cli plan: impossible problems give one line and exit 2") {
   }
   SECTION("a narrowing flag that cannot fit names the value that would") {
     const CliResult r = plan("llama-2-13b", "--gpus 8 --global-batch 64 --seq 4096 --tp 1 --pp 1 "
-                                            "--zero 3 --micro-batch 4 --recompute none");
+                                            "--zero 3 --micro-batch 4 --recompute none --attention materialized");
     require_one_line_exit_2(r);
     CHECK(r.err.find("it fits with --recompute") != std::string::npos);
   }

@@ -1,0 +1,47 @@
+// Framework knobs of a job: attention kernel kind and ZeRO-3/FSDP collective granularity and prefetch.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace meshplan {
+
+/// How the attention core (softmax(Q K^T / sqrt(d)) V) runs.
+/// Fused: FlashAttention 2/3, cuDNN SDPA, Transformer Engine: the s x s scores never reach HBM;
+///   forward keeps the output and one fp32 log-sum-exp per row and head, backward recomputes Q K^T
+///   and the softmax (Dao 2023, arXiv:2307.08691, Algorithm 2); causal blocks above the diagonal
+///   are skipped. Materialized: Megatron-LM's 2021-2022 path (Korthikanti et al. 2022): scores,
+///   softmax output and dropout mask are written to HBM and stashed.
+enum class AttentionKind { Fused, Materialized };
+const char* to_string(AttentionKind k);
+std::optional<AttentionKind> parse_attention(const std::string& s);
+
+/// How ZeRO-3 / FSDP issues its parameter all-gathers and gradient reduce-scatters.
+/// PerUnit: PyTorch FSDP, one all-gather and one reduce-scatter per wrapped unit (the usual
+///   auto-wrap policy wraps each transformer block). Buckets: DeepSpeed ZeRO-3, per-parameter
+///   fetches coalesced into buckets of at most `prefetch_bucket_elements` (gathers) and
+///   `reduce_bucket_elements` (reduce-scatters); every weight matrix is at least one fetch.
+enum class ShardGranularity { PerUnit, Buckets };
+
+struct ShardingKnobs {
+  ShardGranularity granularity = ShardGranularity::PerUnit;
+  /// DeepSpeed `stage3_prefetch_bucket_size`, default 5e7 elements
+  /// (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig.prefetch_bucket_size = pp_int(5e7)).
+  double prefetch_bucket_elements = 5e7;
+  /// DeepSpeed `reduce_bucket_size`, default 5e8 elements (same file, reduce_bucket_size = pp_int(5e8)).
+  double reduce_bucket_elements = 5e8;
+  /// Units (layers) whose all-gather may be in flight ahead of the one computing. FSDP's defaults,
+  /// backward_prefetch=BACKWARD_PRE with limit_all_gathers=True, keep one unit ahead
+  /// (torch/distributed/fsdp/fully_sharded_data_parallel.py); forward_prefetch defaults to False,
+  /// but the CPU runs ahead of the GPU and issues the next unit's all-gather early, which
+  /// limit_all_gathers caps at one unit ahead: prefetch depth 1 in both passes. 0 = no prefetch.
+  int prefetch_depth = 1;
+};
+
+/// Everything a training framework decides that the cost model needs (issue 12's --framework sets
+/// these together; each is also a flag of its own).
+struct FrameworkKnobs {
+  AttentionKind attention = AttentionKind::Fused;
+  ShardingKnobs sharding;
+};
+
+}  // namespace meshplan

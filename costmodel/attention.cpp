@@ -1,0 +1,76 @@
+// Attention core costs by kernel kind (formulas in costmodel/README.md "Attention kernel").
+#include "costmodel/attention.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "costmodel/compute_time.h"
+
+namespace meshplan {
+
+double attention_core_stash_bytes(const ModelSpec& m, AttentionKind k, double b, double s, double e) {
+  const double a = static_cast<double>(m.num_heads);
+  if (k == AttentionKind::Fused) return 4.0 * a * s * b;  // fp32 log-sum-exp per row and head
+  return (m.dropout ? 2.0 * e + 1.0 : e) * a * s * s * b;
+}
+
+double causal_block_fraction(double seq) {
+  const double n = std::max(1.0, std::ceil(seq / 128.0));
+  return (n + 1.0) / (2.0 * n);
+}
+
+double attention_backward_extra_flops(const LayerFlops& f, AttentionKind k) {
+  return k == AttentionKind::Fused ? f.scores : 0.0;
+}
+
+namespace {
+AttentionCoreTime materialized_time(const HardwareProfile& hw, double peak, const ModelSpec& m, double b,
+                                    double s, int tp) {
+  const double t = static_cast<double>(tp);
+  const LayerFlops f = layer_forward_flops(m, b, s);
+  const double gemms = gemm_time_s(hw, peak, f.scores / t) + gemm_time_s(hw, peak, f.values / t);
+  // Softmax read + write 4 b a s^2 / t; attention dropout read, write, 1-byte mask 5 b a s^2 / t.
+  const double a = static_cast<double>(m.num_heads);
+  const double ew = memory_bound_time_s(hw, 9.0 * b * a * s * s / t);
+  AttentionCoreTime out;
+  out.forward_s = gemms + ew;
+  out.forward_elementwise_s = ew;
+  out.backward_s = 2.0 * gemms + 2.0 * ew;
+  return out;
+}
+
+AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const ModelSpec& m, double b, double s,
+                             int tp, double e) {
+  const double t = static_cast<double>(tp);
+  const LayerFlops f = layer_forward_flops(m, b, s);
+  const double executed = causal_block_fraction(s) * f.attention_core() / t;  // 2 GEMMs, causal blocks
+  const double h = static_cast<double>(m.hidden_size), kv = static_cast<double>(m.kv_dim());
+  const double a = static_cast<double>(m.num_heads);
+  const double lse = 4.0 * b * a * s / t;
+  // HBM traffic: forward reads Q, K, V and writes O and the LSE; backward reads Q, K, V, O, dO and
+  // the LSE and writes dQ, dK, dV (and the row sums dO.O, fp32, as large as the LSE).
+  const double fwd_bytes = e * b * s * (2.0 * h + 2.0 * kv) / t + lse;
+  const double bwd_bytes = e * b * s * (5.0 * h + 4.0 * kv) / t + 3.0 * lse;
+  const double bwd_flops = 2.5 * executed;  // 5 GEMMs per 2 of the forward
+  // The profile's measured/published kernel efficiency when it has one, else relative to its GEMMs.
+  const double fwd_eff = hw.fused_attention_forward_efficiency > 0.0
+                             ? hw.fused_attention_forward_efficiency
+                             : gemm_efficiency(hw, executed) * kFusedForwardRelEfficiency;
+  const double bwd_eff = hw.fused_attention_backward_efficiency > 0.0
+                             ? hw.fused_attention_backward_efficiency
+                             : gemm_efficiency(hw, bwd_flops) * kFusedBackwardRelEfficiency;
+  const double fwd_gemm = executed / (peak * fwd_eff);
+  const double bwd_gemm = bwd_flops / (peak * bwd_eff);
+  AttentionCoreTime out;
+  out.forward_s = std::max(fwd_gemm, memory_bound_time_s(hw, fwd_bytes));
+  out.backward_s = std::max(bwd_gemm, memory_bound_time_s(hw, bwd_bytes));
+  return out;
+}
+}  // namespace
+
+AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak, const ModelSpec& m, AttentionKind k,
+                                      double b, double s, int tp, double e) {
+  return k == AttentionKind::Fused ? fused_time(hw, peak, m, b, s, tp, e) : materialized_time(hw, peak, m, b, s, tp);
+}
+
+}  // namespace meshplan

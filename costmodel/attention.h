@@ -1,0 +1,56 @@
+// Attention core by kernel kind (fused FlashAttention-style vs materialized scores): stashed bytes,
+// executed FLOPs and kernel time of softmax(Q K^T) V for one layer and micro-batch on one GPU.
+#pragma once
+#include "core/framework_knobs.h"
+#include "core/hardware_profile.h"
+#include "core/model_spec.h"
+#include "costmodel/flops.h"
+
+namespace meshplan {
+
+/// Bytes of the attention core one layer stashes for backward, for `b` sequences of `s` tokens,
+/// whole layer (not divided by TP; heads split by TP). With a = heads, e = activation element bytes:
+///   materialized: (dropout ? 2e + 1 : e) a s^2 b   softmax output (+ its 1-byte dropout mask and
+///                                                  the dropout output), Korthikanti et al. 2022
+///   fused:        4 a s b                          one fp32 log-sum-exp per row and head (the output
+///                                                  itself is the out-projection input, counted there;
+///                                                  dropout masks are regenerated from the RNG seed)
+double attention_core_stash_bytes(const ModelSpec& m, AttentionKind k, double b, double s, double e);
+
+/// Fraction of the s x s score blocks a fused causal kernel computes: with n = ceil(s / 128) blocks
+/// of 128 rows/columns (FlashAttention-2's tile), the n(n+1)/2 blocks on or below the diagonal out
+/// of n^2, i.e. (n + 1) / (2n). Materialized kernels compute the whole square.
+double causal_block_fraction(double seq);
+
+/// Extra FLOPs the attention backward executes beyond twice the forward (hardware FLOPs, not model
+/// FLOPs): fused kernels recompute Q K^T in the backward (one more scores GEMM, Dao 2023 Alg. 2);
+/// materialized kernels read the stashed softmax output: 0. Counted like Megatron, without the
+/// causal discount, so it is comparable to the model FLOPs.
+double attention_backward_extra_flops(const LayerFlops& f, AttentionKind k);
+
+/// Seconds of the attention core of one layer, one micro-batch, on one GPU (heads split by `tp`).
+struct AttentionCoreTime {
+  double forward_s = 0;   // Q K^T, softmax (+ dropout), P V
+  double backward_s = 0;  // gradients of the above (fused: with the recomputed scores)
+  double forward_elementwise_s = 0;  // part of forward_s that is memory bound (softmax, dropout)
+};
+
+/// Materialized: two batched GEMMs of 2 b s^2 h / t each through the profile's GEMM curve, plus the
+/// softmax and dropout bytes through HBM (9 b a s^2 / t, costmodel/README.md); backward = twice the
+/// GEMMs and twice the element-wise bytes. Fused: the causal fraction of the same GEMM work at
+/// FlashAttention's efficiency relative to a plain GEMM (kFusedForwardRelEfficiency,
+/// kFusedBackwardRelEfficiency), backward = 5 GEMMs (recomputed Q K^T, dV, dP, dQ, dK) per 2 of the
+/// forward; each pass at least its HBM traffic (Q, K, V, O, dO, LSE reads and writes).
+AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak_flops_per_s, const ModelSpec& m,
+                                      AttentionKind k, double b, double s, int tp, double element_bytes);
+
+/// FlashAttention's achieved FLOP/s relative to a large cuBLAS GEMM on the same GPU (not fitted to
+/// any validation run). Dao 2023 (FlashAttention-2, arXiv:2307.08691, abstract): the forward reaches
+/// 50-73 % of the A100's peak, where large BF16 GEMMs reach ~80 % (this repo's A100 curve); its
+/// backward is slower than its forward in every benchmark of the paper (Fig. 4-6). Shah et al. 2024
+/// (FlashAttention-3, arXiv:2407.08608) report 75 % of the H100's BF16 peak forward, where the
+/// measured GEMM (issue 10) reaches 84 %. The middle of these ratios: 0.8 forward, 0.7 backward.
+constexpr double kFusedForwardRelEfficiency = 0.8;
+constexpr double kFusedBackwardRelEfficiency = 0.7;
+
+}  // namespace meshplan

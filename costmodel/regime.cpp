@@ -1,0 +1,50 @@
+// Regimes of the validation data and the accuracy note printed by plan and estimate.
+#include "costmodel/regime.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace meshplan {
+
+Regime regime_of(const ParallelConfig& cfg) {
+  Regime r;
+  r.zero3 = cfg.zero_stage >= 3;
+  r.dp_band = cfg.dp <= 1 ? 0 : cfg.dp <= 64 ? 1 : cfg.dp <= 512 ? 2 : 3;
+  return r;
+}
+
+std::string describe(const Regime& r) {
+  static const char* bands[] = {"DP 1", "DP 2-64", "DP 65-512", "DP > 512"};
+  return std::string(r.zero3 ? "ZeRO-3" : "ZeRO 0-2") + " at " + bands[r.dp_band];
+}
+
+RegimeAccuracy regime_accuracy(const std::vector<RunPrediction>& runs, const std::vector<ParallelConfig>& configs,
+                               const Regime& r) {
+  RegimeAccuracy a;
+  double abs_sum = 0.0, sum = 0.0;
+  for (size_t i = 0; i < runs.size() && i < configs.size(); ++i) {
+    if (runs[i].tuning || !runs[i].skipped.empty() || !(regime_of(configs[i]) == r)) continue;
+    ++a.runs;
+    abs_sum += std::fabs(runs[i].error);
+    sum += runs[i].error;
+  }
+  if (a.runs > 0) {
+    a.mean_abs_error = abs_sum / a.runs;
+    a.mean_error = sum / a.runs;
+  }
+  return a;
+}
+
+std::string regime_note(const Regime& r, const RegimeAccuracy& a) {
+  if (a.runs < kWeakRegimeMinRuns || a.mean_abs_error <= kWeakRegimeMeanError) return "";
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "note: the model is weak for %s: on %d published held-out runs there (validation/) its step "
+                "times erred by %.1f%% on average (mean signed error %+.1f%%, %s); treat this estimate as "
+                "uncertain by that much",
+                describe(r).c_str(), a.runs, 100.0 * a.mean_abs_error, 100.0 * a.mean_error,
+                a.mean_error < 0 ? "too fast" : "too slow");
+  return buf;
+}
+
+}  // namespace meshplan

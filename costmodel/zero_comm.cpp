@@ -1,0 +1,79 @@
+// ZeRO-3 / FSDP collective granularity, prefetch and exposure (costmodel/README.md "ZeRO-3 and FSDP").
+#include "costmodel/zero_comm.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "costmodel/memory.h"
+#include "costmodel/pipeline.h"
+
+namespace meshplan {
+
+int layer_weight_matrices(const ModelSpec& m) { return 4 + (m.mlp == MlpKind::Gated ? 3 : 2); }
+
+namespace {
+// `count` equal collectives moving `bytes` in all.
+double split_gather_s(const HardwareProfile& hw, const GroupPlacement& g, double bytes, double count) {
+  return count * all_gather_s(hw, g, bytes / count);
+}
+double split_reduce_s(const HardwareProfile& hw, const GroupPlacement& g, double bytes, double count) {
+  return count * reduce_scatter_s(hw, g, bytes / count);
+}
+}  // namespace
+
+ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& cfg, int stage,
+                                       const GroupPlacement& g) {
+  const HardwareProfile& hw = p.hardware;
+  const ShardingKnobs& k = p.job.framework.sharding;
+  const ParamBytes pb = param_bytes(p.job.convention);
+  const double layer = layer_parameters_per_gpu(p.model, cfg.tp);
+  ShardedCollectives c;
+  c.layers = stage_layers(p.model, cfg, stage);
+  const double ends = stage_parameters_per_gpu(p.model, cfg, stage) - c.layers * layer;
+  if (k.granularity == ShardGranularity::PerUnit) {
+    c.gather_layer_s = all_gather_s(hw, g, layer * pb.weights);
+    c.reduce_layer_s = reduce_scatter_s(hw, g, layer * pb.gradients);
+    c.gather_ends_s = all_gather_s(hw, g, ends * pb.weights);
+    c.reduce_ends_s = reduce_scatter_s(hw, g, ends * pb.gradients);
+    c.prefetch_fraction = 1.0;
+    return c;
+  }
+  const double prefetch = std::max(1.0, k.prefetch_bucket_elements);
+  const double fetches = std::max<double>(layer_weight_matrices(p.model), std::ceil(layer / prefetch));
+  c.gather_layer_s = split_gather_s(hw, g, layer * pb.weights, fetches);
+  c.gather_ends_s = ends > 0 ? split_gather_s(hw, g, ends * pb.weights, std::ceil(ends / prefetch)) : 0.0;
+  // Reduce buckets fill across layers: ceil(P_stage / bucket) collectives per pass, each layer
+  // paying its share by bytes.
+  const double total = c.layers * layer + ends;
+  const double buckets = std::ceil(total / std::max(1.0, k.reduce_bucket_elements));
+  const double all_rs = split_reduce_s(hw, g, total * pb.gradients, buckets);
+  c.reduce_layer_s = total > 0 ? all_rs * layer / total : 0.0;
+  c.reduce_ends_s = total > 0 ? all_rs * ends / total : 0.0;
+  c.prefetch_fraction = std::min(1.0, prefetch / std::max(1.0, layer));
+  return c;
+}
+
+namespace {
+double hidden_miss(double comm, double compute, double f) {
+  return (1.0 - f) * comm + std::max(0.0, f * comm - compute);
+}
+}  // namespace
+
+double zero3_total_s(const ShardedCollectives& c, bool refetch) {
+  const double L = static_cast<double>(c.layers);
+  return c.gather_ends_s + L * c.gather_layer_s +                              // forward
+         L * ((refetch ? 2.0 : 1.0) * c.gather_layer_s + c.reduce_layer_s) + c.reduce_ends_s;  // backward
+}
+
+double zero3_exposed_s(const ShardedCollectives& c, double x_f, double x_b, bool refetch, int depth) {
+  if (depth <= 0 || c.layers == 0) return zero3_total_s(c, refetch);
+  const double L = static_cast<double>(c.layers);
+  const double f = c.prefetch_fraction;
+  const double forward = c.gather_ends_s + c.gather_layer_s + (L - 1.0) * hidden_miss(c.gather_layer_s, x_f, f);
+  const double per_layer_backward = (refetch ? 2.0 : 1.0) * c.gather_layer_s + c.reduce_layer_s;
+  const double backward = c.gather_layer_s + (refetch ? c.gather_layer_s : 0.0) +
+                          (L - 1.0) * hidden_miss(per_layer_backward, x_b, f) + c.reduce_layer_s + c.reduce_ends_s;
+  return forward + backward;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,47 @@
+// ZeRO-3 / FSDP parameter gathers and gradient reduce-scatters: collective granularity (FSDP units,
+// DeepSpeed buckets), prefetch, and the part exposed when communication outlasts compute.
+#pragma once
+#include "core/parallel_config.h"
+#include "costmodel/collectives.h"
+
+namespace meshplan {
+
+/// One pipeline stage's sharded collectives for one pass of one micro-batch, seconds, over the DP
+/// group `g` (alpha-beta with the ring's n-1 latency steps, costmodel/collectives.h).
+struct ShardedCollectives {
+  int layers = 0;
+  double gather_layer_s = 0;   // all-gather of one layer's weights (all its fetches)
+  double reduce_layer_s = 0;   // reduce-scatter of one layer's gradients (its share of the buckets)
+  double gather_ends_s = 0;    // embedding / final norm / LM head weights (FSDP's root unit)
+  double reduce_ends_s = 0;
+  double prefetch_fraction = 1;  // share of the next layer's gather that may be in flight early
+};
+
+/// Weight matrices of one layer, each its own DeepSpeed fetch (Hugging Face modules): q, k, v, o
+/// and the MLP's 2 (plain) or 3 (gated).
+int layer_weight_matrices(const ModelSpec& m);
+
+/// PerUnit (FSDP): one all-gather and one reduce-scatter per transformer block and one for the root
+/// unit. Buckets (DeepSpeed ZeRO-3): a layer's gather is max(matrices, ceil(P_layer / prefetch
+/// bucket)) collectives of equal size; gradients are reduced in buckets of reduce_bucket_elements
+/// across layers: ceil(P_stage / bucket) collectives per pass, shared out by bytes. Prefetch:
+/// depth 0 hides nothing; otherwise FSDP prefetches the whole next unit, DeepSpeed at most
+/// prefetch_bucket_elements of it: fraction min(1, bucket / P_layer).
+ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& cfg, int stage,
+                                       const GroupPlacement& g);
+
+/// Exposed ZeRO-3 seconds of one micro-batch given the per-layer forward and backward compute
+/// `x_f`, `x_b` (prefetch depth >= 1; depth 0 exposes everything):
+///   forward  = ag_ends + ag + (L-1) * hidden_miss(ag, x_f)
+///   backward = ag + (L-1) * hidden_miss(k ag + rs, x_b) + rs + rs_ends
+/// with hidden_miss(c, x) = (1 - f) c + max(0, f c - x), f the prefetch fraction, and k = 2 when
+/// DeepSpeed re-fetches for a full recompute (FSDP's recompute runs inside the unit's backward,
+/// where its weights are already gathered: k = 1). The first gather of each pass and the last
+/// reduce-scatter have nothing to hide behind.
+double zero3_exposed_s(const ShardedCollectives& c, double x_f, double x_b, bool refetch_for_recompute,
+                       int prefetch_depth);
+
+/// Total ZeRO-3 collective seconds of one micro-batch (both passes).
+double zero3_total_s(const ShardedCollectives& c, bool refetch_for_recompute);
+
+}  // namespace meshplan

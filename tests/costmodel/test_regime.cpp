@@ -1,0 +1,57 @@
+// Validation regimes and the weak-regime note of plan/estimate (costmodel/regime.h).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "core/io.h"
+#include "costmodel/regime.h"
+
+using namespace meshplan;
+using Catch::Detail::Approx;
+
+namespace {
+ParallelConfig cfg(int dp, int zero) {
+  ParallelConfig c;
+  c.dp = dp;
+  c.zero_stage = zero;
+  return c;
+}
+RunPrediction run(double error, bool tuning = false) {
+  RunPrediction r;
+  r.error = error;
+  r.tuning = tuning;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("regimes: ZeRO-3 or not, DP bands 1 / 2-64 / 65-512 / > 512") {
+  CHECK(regime_of(cfg(1, 0)).dp_band == 0);
+  CHECK(regime_of(cfg(64, 1)).dp_band == 1);
+  CHECK(regime_of(cfg(65, 3)).dp_band == 2);
+  CHECK(regime_of(cfg(513, 3)).dp_band == 3);
+  CHECK(regime_of(cfg(8, 3)).zero3);
+  CHECK_FALSE(regime_of(cfg(8, 2)).zero3);
+  CHECK(describe(regime_of(cfg(128, 3))) == "ZeRO-3 at DP 65-512");
+}
+
+TEST_CASE("the note appears only for a weak regime, with the held-out runs' own error") {
+  const std::vector<RunPrediction> runs = {run(-0.30), run(-0.20), run(-0.10), run(0.5, true), run(0.01)};
+  const std::vector<ParallelConfig> configs = {cfg(128, 3), cfg(256, 3), cfg(100, 3), cfg(128, 3), cfg(8, 0)};
+  const RegimeAccuracy a = regime_accuracy(runs, configs, regime_of(cfg(200, 3)));
+  CHECK(a.runs == 3);  // the tuning run is not counted
+  CHECK(a.mean_abs_error == Approx(0.2));
+  CHECK(a.mean_error == Approx(-0.2));
+  const std::string note = regime_note(regime_of(cfg(200, 3)), a);
+  CHECK(note.find("ZeRO-3 at DP 65-512") != std::string::npos);
+  CHECK(note.find("20.0%") != std::string::npos);
+  CHECK(note.find("too fast") != std::string::npos);
+  CHECK(note.find('\n') == std::string::npos);  // one line
+  // Too few runs, or accurate enough: no note.
+  const RegimeAccuracy few = regime_accuracy(runs, configs, regime_of(cfg(8, 0)));
+  CHECK(few.runs == 1);
+  CHECK(regime_note(regime_of(cfg(8, 0)), few).empty());
+  RegimeAccuracy good;
+  good.runs = 10;
+  good.mean_abs_error = 0.05;
+  CHECK(regime_note(regime_of(cfg(8, 0)), good).empty());
+}
