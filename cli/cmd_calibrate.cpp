@@ -22,6 +22,7 @@
 #include "executor/calibrate/calibration.h"
 #include "executor/cuda/cuda_calibrate.h"
 #include "executor/mpi/mpi_comm.h"
+#include "meshplan_version.h"
 
 namespace meshplan::cli {
 

@@ -12,6 +12,7 @@
 #include "core/human_format.h"
 #include "core/io.h"
 #include "costmodel/chinchilla.h"
+#include "meshplan_version.h"
 
 namespace meshplan::cli {
 

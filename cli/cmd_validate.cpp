@@ -15,6 +15,7 @@
 #include "cli/report_json.h"
 #include "core/io.h"
 #include "costmodel/validate.h"
+#include "meshplan_version.h"
 
 namespace meshplan::cli {
 

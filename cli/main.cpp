@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "executor/device_error.h"
 #include "cli/help_text.h"
+#include "meshplan_version.h"
 
 int main(int argc, char** argv) {
   using namespace meshplan::cli;

@@ -9,6 +9,7 @@
 #include "cli/report_json.h"
 #include "core/human_format.h"
 #include "core/io.h"
+#include "meshplan_version.h"
 
 namespace meshplan::cli {
 

@@ -16,6 +16,7 @@
 #include "executor/backend.h"
 #include "executor/calibrate/calibration.h"
 #include "executor/comm_local.h"
+#include "meshplan_version.h"
 
 namespace meshplan::cli {
 

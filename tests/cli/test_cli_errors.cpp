@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli_run.h"
+#include "meshplan_version.h"
 
 using namespace meshplan_test;
 
