@@ -109,7 +109,7 @@ void check_in(Reader& r, const std::string& field, double v, double scale, doubl
 }
 
 void check_fraction(Reader& r, const std::string& field, double v, const std::string& hint) {
-  if (r.ok() && !(v > 0.0 && v <= 1.0)) r.fail(field, io_detail::scaled_text(v, 1.0), "must be in (0, 1]", hint);
+  check_in(r, field, v, 1.0, limits::kMinEfficiency, 1.0, hint);
 }
 
 void check_values(Reader& r, const HardwareProfile& hw) {
@@ -123,12 +123,16 @@ void check_values(Reader& r, const HardwareProfile& hw) {
   for (size_t i = 0; i < hw.gemm_efficiency.size(); ++i)
     check_in(r, "gpu.gemm_efficiency[" + std::to_string(i) + "].gflop", hw.gemm_efficiency[i].flops, kGflop,
              kMinGemmGflop, kMaxGemmGflop, "GFLOP of one GEMM call");
+  for (size_t i = 0; i < hw.gemm_efficiency.size(); ++i)
+    check_fraction(r, "gpu.gemm_efficiency[" + std::to_string(i) + "].efficiency", hw.gemm_efficiency[i].efficiency,
+                   "achieved/peak for a GEMM of that size");
   check_in(r, "node.gpus_per_node", hw.gpus_per_node, 1.0, 1, static_cast<double>(kMaxGpusPerNode), "e.g. 8");
   for (const auto& [path, link] : {std::pair<const char*, const LinkSpec*>{"node.intra_node", &hw.intra_node},
                                    {"network.inter_node", &hw.inter_node}}) {
     check_in(r, std::string(path) + ".bandwidth_gb_per_s", link->bandwidth_bytes_per_s, kGBs, kMinLinkGbPerS,
              kMaxLinkGbPerS, "per-GPU bandwidth, one direction, GB/s");
     check_in(r, std::string(path) + ".latency_us", link->latency_s, kUs, 0, kMaxLatencyUs, "e.g. 5");
+    check_fraction(r, std::string(path) + ".efficiency", link->efficiency, "NCCL bus bandwidth / link bandwidth");
   }
   check_in(r, "cost.dollars_per_gpu_hour", hw.dollars_per_gpu_hour, 1.0, 0, kMaxDollarsPerGpuHour,
            "rental price per GPU-hour, 0 = unknown");

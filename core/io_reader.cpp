@@ -73,11 +73,15 @@ static int nesting_depth(const std::string& text, int& line_of_max) {
   size_t indent = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (c == '\n') { ++line; line_start = true; indent = 0; quote = quote == '\'' ? 0 : quote; continue; }
+    if (c == '\n') { ++line; line_start = true; indent = 0; quote = 0; continue; }
     if (line_start) {
       if (c == ' ') { ++indent; continue; }
       line_start = false;
-      if (c == '#' || c == '\r') continue;
+      if (c == '#') {  // a comment line: brackets and quotes in it mean nothing
+        while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+        continue;
+      }
+      if (c == '\r') continue;
       while (!indents.empty() && indents.back() >= indent) indents.pop_back();
       indents.push_back(indent);
       int dashes = 0;

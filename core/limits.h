@@ -31,11 +31,12 @@ constexpr double kMinLinkGbPerS = 1e-3, kMaxLinkGbPerS = 1e5;      // 1 MB/s .. 
 constexpr double kMaxLatencyUs = 1e6;                              // 0 .. 1 s per message
 constexpr double kMinGemmGflop = 1e-9, kMaxGemmGflop = 1e12;       // one GEMM call
 constexpr int64_t kMaxGpusPerNode = 4096;
+constexpr double kMinEfficiency = 1e-4;                            // every efficiency: 1e-4..1
 constexpr double kMaxDollarsPerGpuHour = 1e4;
 
 // Simulated micro-batch passes (pp * v * M, each a forward, a backward and their sends/receives):
 // simulate refuses above it, so a step stays under a second and bounded memory.
-constexpr int64_t kMaxSimulatedPasses = 1000000;
+constexpr int64_t kMaxSimulatedPasses = 100000;
 // Input files: only regular files, at most this many bytes; nesting of YAML/JSON at most this deep.
 constexpr int64_t kMaxInputFileBytes = int64_t{64} << 20;
 constexpr int kMaxNestingDepth = 64;

@@ -176,7 +176,11 @@ void prune_checkpoints(const std::string& root, int keep) {
     const bool complete = exists(manifest_path(root, *it));
     const bool drop = complete ? ++complete_seen > keep : newer_complete;
     newer_complete = newer_complete || complete;
-    if (drop) fs::remove_all(checkpoint_step_dir(root, *it), ec);
+    if (!drop) continue;
+    // The MANIFEST goes first: a kill during the removal leaves an incomplete folder, never a
+    // "complete" one with shards missing.
+    fs::remove(manifest_path(root, *it), ec);
+    fs::remove_all(checkpoint_step_dir(root, *it), ec);
   }
 }
 
