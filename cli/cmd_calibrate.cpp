@@ -66,6 +66,7 @@ Result<bool> check_args(const CalibrateArgs& a, int world) {
   if (a.output.output.empty())
     return make_error("command line", "--output", "", "is required",
                       "e.g. --output hardware-profiles/calibrated/" + a.backend + ".yaml");
+  if (auto w = check_writable(a.output.output); !w) return w.error();  // before minutes of probes
   // CUDA: one rank is fine with --base (calibrate_cuda says so otherwise).
   if (a.backend == "cpu" && world < 2) {
     return make_error("command line", "ranks", std::to_string(world),

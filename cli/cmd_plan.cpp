@@ -16,6 +16,7 @@
 #include "cli/plan_file.h"
 #include "cli/report.h"
 #include "cli/report_json.h"
+#include "core/limits.h"
 #include "planner/diagnose.h"
 #include "cli/regime_note.h"
 #include "planner/explain.h"
@@ -55,7 +56,8 @@ Result<std::vector<int64_t>> parse_ints(const std::string& text, const char* fla
                         "must be integers in " + std::to_string(lo) + ".." + std::to_string(hi) +
                             " separated by commas",
                         std::string("e.g. ") + flag + " " + std::to_string(lo));
-    out.push_back(v);
+    // Duplicates ("--tp 8,8,8") would multiply the search without changing its answer.
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   }
   return out;
 }
@@ -75,7 +77,7 @@ Result<std::vector<T>> parse_names(const std::string& text, const char* flag,
   while (std::getline(in, item, ',')) {
     const std::optional<T> v = parse(item);
     if (!v) return make_error(kWhere, flag, text, "unknown value '" + item + "'", hint);
-    out.push_back(*v);
+    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
   }
   return out;
 }
@@ -90,12 +92,12 @@ Result<std::vector<int>> on_off(bool on, bool off, const char* flag) {
 
 // Fills opt.space from the narrowing flags; the first bad flag is the Error.
 Result<bool> narrow(const PlanArgs& a, SearchSpace& s) {
-  const int64_t big = int64_t{1} << 30;
+  const int64_t big = limits::kMaxDegree;
   if (!a.tp.empty()) { auto v = parse_small_ints(a.tp, "--tp", 1, big); if (!v) return v.error(); s.tp = *v; }
   if (!a.pp.empty()) { auto v = parse_small_ints(a.pp, "--pp", 1, big); if (!v) return v.error(); s.pp = *v; }
   if (!a.zero.empty()) { auto v = parse_small_ints(a.zero, "--zero", 0, 3); if (!v) return v.error(); s.zero = *v; }
   if (!a.micro_batch.empty()) {
-    auto v = parse_ints(a.micro_batch, "--micro-batch", 1, big);
+    auto v = parse_ints(a.micro_batch, "--micro-batch", 1, limits::kMaxGlobalBatch);
     if (!v) return v.error();
     s.micro_batch = *v;
   }

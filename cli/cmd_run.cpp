@@ -109,6 +109,7 @@ int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
   const bool root = mpi.world_rank() == 0;
   auto fail = [root](const Error& e) { return root ? report_error(e) : kExitBadInput; };
   if (auto f = check_format(a.output); !f) return fail(f.error());
+  if (auto w = check_writable(a.output.output); !w) return fail(w.error());  // before any training
   auto setup = resolve_setup(a.problem, a.config, a.plan);
   if (!setup) return fail(setup.error());
   const Setup& s = *setup;

@@ -10,6 +10,7 @@
 #include "cli/report.h"
 #include "cli/report_json.h"
 #include "core/human_format.h"
+#include "core/limits.h"
 #include "core/io.h"
 #include "costmodel/chinchilla.h"
 #include "meshplan_version.h"
@@ -53,7 +54,9 @@ Error bad(const char* flag, const std::string& value, const std::string& msg, co
 
 Result<Cluster> load_cluster(const ScaleArgs& a) {
   if (!given(a, "--gpus")) return bad("--gpus", "", "is required with --hardware", "e.g. --gpus 1024");
-  if (a.gpus <= 0) return bad("--gpus", std::to_string(a.gpus), "must be positive", "e.g. --gpus 1024");
+  if (a.gpus <= 0 || a.gpus > limits::kMaxGpus)
+    return bad("--gpus", std::to_string(a.gpus), "must be in " + limits::range_text(int64_t{1}, limits::kMaxGpus),
+               "e.g. --gpus 1024");
   if (!(a.mfu > 0.0 && a.mfu <= 1.0))
     return bad("--mfu", format_number(a.mfu), "must be in (0, 1]", "e.g. --mfu 0.4");
   auto hw = load_hardware(a.hardware, a.profiles_dir.empty() ? default_profiles_dir() : a.profiles_dir);
@@ -68,8 +71,8 @@ Result<Budget> make_budget(const ScaleArgs& a) {
   if (!compute && a.hardware.empty())
     return bad("--compute", "", "a budget is required",
                "pass --compute FLOPS, or --hardware H --gpus N --days D [--mfu m]");
-  if (!(a.tokens_per_parameter > 0.0))
-    return bad("--tokens-per-param", format_number(a.tokens_per_parameter), "must be positive", "20");
+  if (!(a.tokens_per_parameter > 0.0 && a.tokens_per_parameter <= 1e6))
+    return bad("--tokens-per-param", format_number(a.tokens_per_parameter), "must be in (0, 1e6]", "20");
   Budget b;
   if (!a.hardware.empty()) {
     auto c = load_cluster(a);
@@ -80,14 +83,15 @@ Result<Budget> make_budget(const ScaleArgs& a) {
     if (given(a, "--days"))
       return bad("--days", format_number(a.days), "cannot be combined with --compute",
                  "give the budget either as FLOPs or as cluster days");
-    if (!(a.compute_flops > 0.0))
-      return bad("--compute", format_number(a.compute_flops), "must be positive", "e.g. --compute 1e23");
+    if (!(a.compute_flops > 0.0 && a.compute_flops <= 1e40))  // also refuses NaN and infinity
+      return bad("--compute", format_number(a.compute_flops), "must be in (0, 1e40] FLOPs", "e.g. --compute 1e23");
     b.flops = a.compute_flops;
     b.from = "compute";
     return b;
   }
   if (!given(a, "--days")) return bad("--days", "", "is required with --hardware", "e.g. --days 30");
-  if (!(a.days > 0.0)) return bad("--days", format_number(a.days), "must be positive", "e.g. --days 30");
+  if (!(a.days > 0.0 && a.days <= 36500))  // also refuses NaN and infinity
+    return bad("--days", format_number(a.days), "must be in (0, 36500] (100 years)", "e.g. --days 30");
   b.flops = cluster_flops(b.cluster->gpus, b.cluster->peak_flops, a.days, b.cluster->mfu);
   b.from = "cluster";
   return b;

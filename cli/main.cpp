@@ -2,11 +2,13 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <string>
 
 #include "cli/commands.h"
 #include "executor/device_error.h"
 #include "cli/help_text.h"
 #include "meshplan_version.h"
+#include "core/utf8.h"
 
 int main(int argc, char** argv) {
   using namespace meshplan::cli;
@@ -24,6 +26,13 @@ int main(int argc, char** argv) {
   add_validate_command(app, exit_code);
   add_selftest_command(app, exit_code);
   finish_help(app);
+  // Flags end up in JSON reports (paths, names): bytes that are not UTF-8 are refused up front.
+  for (int i = 1; i < argc; ++i)
+    if (meshplan::invalid_utf8_offset(argv[i]) != std::string::npos) {
+      std::cerr << "meshplan: command line: argument " << i << " is not UTF-8 text (hint: pass UTF-8 "
+                << "paths and values)\n";
+      return kExitBadInput;
+    }
   try {
     app.parse(argc, argv);
   } catch (const meshplan::exec::DeviceError& e) {
@@ -36,6 +45,14 @@ int main(int argc, char** argv) {
     std::cerr << "meshplan: command line: " << e.what() << " (hint: meshplan "
               << "<command> --help)\n";
     return kExitBadInput;
+  } catch (const std::exception& e) {
+    // Last resort: user errors are values reported where they are found (exit 2); reaching here
+    // is a bug, still reported as one line rather than an abort.
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    std::cerr << "meshplan: internal error: " << what << " (hint: please report it with the command)\n";
+    return 1;
   }
   return exit_code;
 }

@@ -13,6 +13,7 @@
 #include "cli/help_text.h"
 #include "cli/plan_file.h"
 #include "core/io.h"
+#include "core/limits.h"
 
 namespace meshplan::cli {
 
@@ -160,8 +161,9 @@ static Result<std::vector<int>> parse_layers(const std::string& s, const std::st
   while (std::getline(in, item, ',')) {
     char* end = nullptr;
     long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 1)
-      return make_error(where, "--layers-per-stage", s, "must be positive integers separated by commas",
+    if (item.empty() || *end != '\0' || v < 1 || v > limits::kMaxLayers)
+      return make_error(where, "--layers-per-stage", s,
+                        "must be integers in 1.." + std::to_string(limits::kMaxLayers) + " separated by commas",
                         "e.g. --layers-per-stage 7,9,9,7");
     out.push_back(static_cast<int>(v));
   }
@@ -185,8 +187,13 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
   c.pp = o.pp;
   if (c.tp < 1) return make_error(where, "--tp", std::to_string(o.tp), "must be >= 1", "e.g. --tp 8");
   if (c.pp < 1) return make_error(where, "--pp", std::to_string(o.pp), "must be >= 1", "e.g. --pp 4");
-  if (o.micro_batch < 1)
-    return make_error(where, "--micro-batch", std::to_string(o.micro_batch), "must be >= 1", "e.g. 1");
+  if (o.micro_batch < 1 || o.micro_batch > p.job.global_batch)
+    return make_error(where, "--micro-batch", std::to_string(o.micro_batch),
+                      "must be in 1.." + std::to_string(p.job.global_batch) + " (the global batch)", "e.g. 1");
+  if (c.tp > limits::kMaxDegree || c.pp > limits::kMaxDegree || o.virtual_stages > limits::kMaxDegree)
+    return make_error(where, c.tp > limits::kMaxDegree ? "--tp" : c.pp > limits::kMaxDegree ? "--pp" : "--virtual-stages",
+                      std::to_string(std::max({c.tp, c.pp, o.virtual_stages})),
+                      "must be in 1.." + std::to_string(limits::kMaxDegree), "e.g. --tp 8");
   const int64_t mp = static_cast<int64_t>(c.tp) * c.pp;
   c.dp = static_cast<int>(std::max<int64_t>(1, p.job.gpus / mp));
   c.zero_stage = o.zero;
@@ -283,14 +290,7 @@ Result<bool> check_format(const OutputOptions& o) {
   return make_error(kCmd, "--format", o.format, "unknown format", "use table, json or yaml");
 }
 
-Result<bool> write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (!out)
-    return make_error(kCmd, "--output", path, "cannot be written",
-                      "check that the directory exists and is writable");
-  return true;
-}
+// write_text_file: cli/output_file.cpp (temporary file + rename).
 
 Result<bool> emit(const OutputOptions& o, const std::string& text) {
   if (!o.output.empty()) return write_text_file(o.output, text);

@@ -94,8 +94,13 @@ Result<Setup> resolve_setup(const ProblemOptions& po, const ConfigOptions& co,
 /// Checks --format is table|json|yaml.
 Result<bool> check_format(const OutputOptions& o);
 
-/// Writes `text` to `path` (whole file). An unwritable path is an Error naming it.
+/// Writes `text` to `path` (whole file) through a temporary file and a rename, so that an existing
+/// file is either kept or replaced whole. An unwritable path is an Error naming it.
 Result<bool> write_text_file(const std::string& path, const std::string& text);
+
+/// Checks up front that `path` (empty = none) can be written: not a directory, and a writable file
+/// or a missing file in a writable directory. For commands that work a long time before writing.
+Result<bool> check_writable(const std::string& path);
 
 /// Writes `text` to --output if given, else to stdout.
 Result<bool> emit(const OutputOptions& o, const std::string& text);

@@ -5,6 +5,7 @@
 
 #include "cli/report_json.h"
 #include "core/io.h"
+#include "core/limits.h"
 
 namespace meshplan::cli {
 
@@ -50,7 +51,18 @@ class JsonReader {
     const ojson* v = at(obj, key, path, !dflt);
     if (!v) return dflt.value_or(0);
     if (!v->is_number_integer()) return fail(path, v->dump(), "must be an integer"), dflt.value_or(0);
+    if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      return fail(path, v->dump(), "is too large (accepted up to " + std::to_string(INT64_MAX) + ")"),
+             dflt.value_or(0);
     return v->get<int64_t>();
+  }
+  /// An integer in [lo, hi] (a degree or count that is narrowed to int or multiplied later).
+  int64_t integer_in(const ojson& obj, const std::string& key, const std::string& path,
+                     std::optional<int64_t> dflt, int64_t lo, int64_t hi) {
+    const int64_t v = integer(obj, key, path, dflt);
+    if (!error && (v < lo || v > hi))
+      fail(path, std::to_string(v), "must be in " + limits::range_text(lo, hi));
+    return error ? dflt.value_or(lo) : v;
   }
   double number(const ojson& obj, const std::string& key, const std::string& path) {
     const ojson* v = at(obj, key, path, false);  // estimate numbers are optional (recomputable)
@@ -106,12 +118,15 @@ Job read_job(JsonReader& r, const ojson& j) {
 }
 
 void read_config(JsonReader& r, const ojson& j, const std::string& at, ParallelConfig& c) {
-  c.tp = static_cast<int>(r.integer(j, "tp", at + ".tp"));
-  c.pp = static_cast<int>(r.integer(j, "pp", at + ".pp"));
-  c.dp = static_cast<int>(r.integer(j, "dp", at + ".dp"));
-  c.zero_stage = static_cast<int>(r.integer(j, "zero_stage", at + ".zero_stage", 0));
-  c.micro_batch_size = r.integer(j, "micro_batch_size", at + ".micro_batch_size");
-  c.num_micro_batches = r.integer(j, "num_micro_batches", at + ".num_micro_batches");
+  using limits::kMaxDegree;
+  c.tp = static_cast<int>(r.integer_in(j, "tp", at + ".tp", std::nullopt, 1, kMaxDegree));
+  c.pp = static_cast<int>(r.integer_in(j, "pp", at + ".pp", std::nullopt, 1, kMaxDegree));
+  c.dp = static_cast<int>(r.integer_in(j, "dp", at + ".dp", std::nullopt, 1, limits::kMaxGpus));
+  c.zero_stage = static_cast<int>(r.integer_in(j, "zero_stage", at + ".zero_stage", 0, 0, 3));
+  c.micro_batch_size = r.integer_in(j, "micro_batch_size", at + ".micro_batch_size", std::nullopt, 1,
+                                    limits::kMaxGlobalBatch);
+  c.num_micro_batches = r.integer_in(j, "num_micro_batches", at + ".num_micro_batches", std::nullopt, 1,
+                                     limits::kMaxGlobalBatch);
   const std::string rc = r.text(j, "recompute", at + ".recompute", std::string("none"));
   const std::string sk = r.text(j, "schedule", at + ".schedule", std::string("1f1b"));
   if (auto v = parse_recompute(rc)) c.recompute = *v;
@@ -119,16 +134,19 @@ void read_config(JsonReader& r, const ojson& j, const std::string& at, ParallelC
   if (auto v = parse_schedule(sk)) c.schedule = *v;
   else r.fail(at + ".schedule", sk, "unknown schedule", "gpipe, 1f1b, interleaved or zb-h1");
   c.sequence_parallel = r.boolean(j, "sequence_parallel", at + ".sequence_parallel", false);
-  c.virtual_stages = static_cast<int>(r.integer(j, "virtual_stages", at + ".virtual_stages", 1));
+  c.virtual_stages = static_cast<int>(r.integer_in(j, "virtual_stages", at + ".virtual_stages", 1, 1, kMaxDegree));
   c.dp_overlap = r.boolean(j, "dp_overlap", at + ".dp_overlap", true);
   if (const ojson* l = r.at(j, "layers_per_stage", at + ".layers_per_stage", false)) {
-    if (!l->is_array()) r.fail(at + ".layers_per_stage", l->dump(), "must be a list of integers");
+    if (!l->is_array()) r.fail(at + ".layers_per_stage", "", "must be a list of integers");
     for (size_t i = 0; l->is_array() && i < l->size(); ++i) {
-      if (!(*l)[i].is_number_integer()) {
-        r.fail(at + ".layers_per_stage", l->dump(), "must be a list of integers");
+      const ojson& item = (*l)[i];
+      if (!item.is_number_integer() || item.get<int64_t>() < 1 || item.get<int64_t>() > limits::kMaxLayers ||
+          i >= static_cast<size_t>(limits::kMaxLayers)) {
+        r.fail(at + ".layers_per_stage[" + std::to_string(i) + "]", item.is_primitive() ? item.dump() : "",
+               "must be an integer in " + limits::range_text(int64_t{1}, limits::kMaxLayers));
         break;
       }
-      c.layers_per_stage.push_back((*l)[i].get<int>());
+      c.layers_per_stage.push_back(static_cast<int>(item.get<int64_t>()));
     }
   }
 }
@@ -196,6 +214,7 @@ Result<Problem> read_problem(JsonReader& r, const ojson& root) {
 }  // namespace
 
 Result<PlanFile> parse_plan_file(const std::string& text, const std::string& file) {
+  if (auto bad = check_text_input(text, file)) return *bad;  // UTF-8, nesting depth
   ojson root = ojson::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded() || !root.is_object())
     return make_error(file, "", "", "not a JSON object (plan files are JSON)",
@@ -230,7 +249,7 @@ Result<PlanFile> parse_plan_file(const std::string& text, const std::string& fil
 Result<PlanFile> load_plan_file(const std::string& path) {
   auto text = read_text_file(path);
   if (!text)
-    return make_error("command line", "--plan", path, "cannot be read",
+    return make_error("command line", "--plan", path, "cannot be read: " + text.error().message,
                       "pass a plan file written by meshplan plan/estimate --output");
   return parse_plan_file(text.value(), path);
 }

@@ -8,7 +8,8 @@ std::string Error::one_line() const {
   s += ": ";
   if (!field.empty()) {
     s += field;
-    if (!value.empty()) s += "=" + value;
+    // A value can be a whole file's worth of text (a hostile one): the line stays readable.
+    if (!value.empty()) s += "=" + (value.size() > 120 ? value.substr(0, 117) + "..." : value);
     s += ": ";
   }
   s += message;

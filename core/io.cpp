@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "core/checked.h"
 #include "core/io.h"
 #include "core/io_detail.h"
 
@@ -85,7 +86,7 @@ void read_shape(Reader& r, const YAML::Node& root, const KeyNames& k, ModelSpec&
   m.num_heads = r.integer(root, k.heads, k.heads, std::nullopt, "e.g. num_attention_heads: 32");
   m.num_kv_heads = r.integer(root, "num_key_value_heads", "num_key_value_heads", m.num_heads,
                              "GQA key/value heads; omit for multi-head attention");
-  m.intermediate_size = r.integer(root, k.inner, k.inner, 4 * m.hidden_size,
+  m.intermediate_size = r.integer(root, k.inner, k.inner, checked_mul(4, m.hidden_size).value_or(0),
                                   "MLP width; omit for 4*hidden");
   m.vocab_size = r.integer(root, "vocab_size", "vocab_size", std::nullopt, "e.g. vocab_size: 32000");
   m.max_position_embeddings = r.integer(root, k.positions, k.positions, int64_t{0},
@@ -105,7 +106,7 @@ Error with_file_keys(Error e, const KeyNames& k) {
 
 }  // namespace
 
-Result<ModelSpec> parse_model(const std::string& text, const std::string& file) {
+static Result<ModelSpec> parse_model_unguarded(const std::string& text, const std::string& file) {
   auto doc = io_detail::parse_yaml(text, file);
   if (!doc) return doc.error();
   const YAML::Node& root = doc.value();
@@ -137,6 +138,10 @@ Result<ModelSpec> parse_model(const std::string& text, const std::string& file) 
   ErrorList errors = validate_model(m, file);
   if (!errors.empty()) return with_file_keys(errors.front(), k);
   return m;
+}
+
+Result<ModelSpec> parse_model(const std::string& text, const std::string& file) {
+  return io_detail::guarded<ModelSpec>(file, [&] { return parse_model_unguarded(text, file); });
 }
 
 Result<ModelSpec> load_model(const std::string& path) {

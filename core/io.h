@@ -1,5 +1,6 @@
 // Loading and saving specs (model files, hardware profiles) as YAML/JSON; the only yaml-cpp/json user in core.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,10 @@ namespace meshplan {
 
 /// Reads a whole file; a missing/unreadable file is an Error naming it.
 Result<std::string> read_text_file(const std::string& path);
+
+/// The checks every structured input passes before a parser sees it: UTF-8 text and a nesting
+/// depth of at most limits::kMaxNestingDepth. Returns the Error naming the line, or nullopt.
+std::optional<Error> check_text_input(const std::string& text, const std::string& file);
 
 /// Parses a model file's text (YAML or JSON; Hugging Face config.json or GPT-2 keys; DESIGN.md
 /// "Model files"). `file` is used in messages and for the default name (file stem).

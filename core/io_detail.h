@@ -13,6 +13,18 @@ namespace meshplan::io_detail {
 /// Parses YAML or JSON text; a syntax error becomes an Error naming the line and its text.
 Result<YAML::Node> parse_yaml(const std::string& text, const std::string& file);
 
+/// Runs a parser, turning any yaml-cpp exception it still throws (a node of an unexpected kind deep
+/// inside) into an Error naming the file, so that no exception leaves core.
+template <class T, class F>
+Result<T> guarded(const std::string& file, F&& parse) {
+  try {
+    return parse();
+  } catch (const YAML::Exception& e) {
+    return make_error(file, "yaml", "", "unexpected structure: " + e.msg,
+                      "compare with the shipped examples (examples/models/, hardware-profiles/)");
+  }
+}
+
 /// "stem" of "dir/stem.yaml".
 std::string file_stem(const std::string& path);
 

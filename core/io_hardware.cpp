@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/io.h"
+#include "core/limits.h"
 #include "core/io_detail.h"
 
 namespace meshplan {
@@ -37,8 +38,12 @@ void read_gpu(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
     hw.peak_flops[dtype] = kTflops * r.number(peak, dtype, "gpu.peak_tflops." + dtype, std::nullopt,
                                               "dense TFLOP/s from the datasheet");
   }
-  const YAML::Node curve = gpu["gemm_efficiency"];
-  if (r.ok() && Reader::has(gpu, "gemm_efficiency") && !curve.IsSequence())
+  // A const Node's operator[] on a missing key yields an invalid node that throws on use: look first.
+  const bool has_curve = Reader::has(gpu, "gemm_efficiency");
+  if (r.ok() && !has_curve)
+    r.fail("gpu.gemm_efficiency", "", "missing required key", "- {gflop: 1, efficiency: 0.45}");
+  const YAML::Node curve = has_curve ? gpu["gemm_efficiency"] : YAML::Node(YAML::NodeType::Sequence);
+  if (r.ok() && !curve.IsSequence())
     r.fail("gpu.gemm_efficiency", io_detail::node_text(curve), "must be a list",
            "- {gflop: 1, efficiency: 0.45}");
   if (r.ok() && curve.IsSequence()) {
@@ -93,8 +98,11 @@ LinkSpec read_link(Reader& r, const YAML::Node& parent, const std::string& key, 
 
 void read_node_network(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
   const YAML::Node node = r.map(root, "node", "node", false, "{gpus_per_node: 8, intra_node: {...}}");
-  hw.gpus_per_node = static_cast<int>(r.integer(node, "gpus_per_node", "node.gpus_per_node",
-                                                std::nullopt, "e.g. 8"));
+  const int64_t per_node = r.integer(node, "gpus_per_node", "node.gpus_per_node", std::nullopt, "e.g. 8");
+  if (r.ok() && (per_node < 1 || per_node > limits::kMaxGpusPerNode))
+    r.fail("node.gpus_per_node", std::to_string(per_node),
+           "must be in " + limits::range_text(int64_t{1}, limits::kMaxGpusPerNode), "e.g. 8");
+  hw.gpus_per_node = static_cast<int>(std::clamp<int64_t>(per_node, 0, limits::kMaxGpusPerNode));
   hw.intra_node = read_link(r, node, "intra_node", "node.intra_node");
   const YAML::Node net = r.map(root, "network", "network", false, "{inter_node: {...}}");
   hw.inter_node = read_link(r, net, "inter_node", "network.inter_node");
@@ -103,36 +111,57 @@ void read_node_network(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
                                      "rental price per GPU-hour");
 }
 
-// Sign and range checks in the file's own units (validate_hardware repeats them in SI units).
-void check_positive(Reader& r, const std::string& field, double v, double scale, const std::string& hint) {
-  if (r.ok() && !(v > 0.0)) r.fail(field, io_detail::scaled_text(v, scale), "must be positive", hint);
+// Range checks in the file's own units (core/limits.h, DESIGN.md "Accepted ranges"); validate_hardware
+// repeats the sign checks in SI units for profiles built in code.
+void check_in(Reader& r, const std::string& field, double v, double scale, double lo, double hi,
+              const std::string& hint) {
+  const double x = v / scale;
+  if (r.ok() && !(x >= lo && x <= hi))
+    r.fail(field, io_detail::scaled_text(v, scale), "must be in " + limits::range_text(lo, hi), hint);
+}
+
+void check_fraction(Reader& r, const std::string& field, double v, const std::string& hint) {
+  check_in(r, field, v, 1.0, limits::kMinEfficiency, 1.0, hint);
 }
 
 void check_values(Reader& r, const HardwareProfile& hw) {
-  check_positive(r, "gpu.memory_gb", hw.memory_bytes, kGBs, "HBM capacity in GB, e.g. 80");
-  check_positive(r, "gpu.hbm_bandwidth_gb_per_s", hw.hbm_bytes_per_s, kGBs, "e.g. 2039 for A100 80GB");
+  using namespace limits;
+  check_in(r, "gpu.memory_gb", hw.memory_bytes, kGBs, kMinMemoryGb, kMaxMemoryGb, "HBM capacity in GB, e.g. 80");
+  check_in(r, "gpu.hbm_bandwidth_gb_per_s", hw.hbm_bytes_per_s, kGBs, kMinHbmGbPerS, kMaxHbmGbPerS,
+           "e.g. 2039 for A100 80GB");
   for (const auto& [dtype, v] : hw.peak_flops)
-    check_positive(r, "gpu.peak_tflops." + dtype, v, kTflops, "dense TFLOP/s from the datasheet");
-  check_positive(r, "node.gpus_per_node", hw.gpus_per_node, 1.0, "e.g. 8");
-  check_positive(r, "node.intra_node.bandwidth_gb_per_s", hw.intra_node.bandwidth_bytes_per_s, kGBs,
-                 "per-GPU NVLink or PCIe bandwidth, one direction, GB/s");
-  check_positive(r, "network.inter_node.bandwidth_gb_per_s", hw.inter_node.bandwidth_bytes_per_s, kGBs,
-                 "per-GPU network bandwidth in GB/s, e.g. 25 for one HDR NIC per GPU");
+    check_in(r, "gpu.peak_tflops." + dtype, v, kTflops, kMinPeakTflops, kMaxPeakTflops,
+             "dense TFLOP/s from the datasheet");
+  for (size_t i = 0; i < hw.gemm_efficiency.size(); ++i)
+    check_in(r, "gpu.gemm_efficiency[" + std::to_string(i) + "].gflop", hw.gemm_efficiency[i].flops, kGflop,
+             kMinGemmGflop, kMaxGemmGflop, "GFLOP of one GEMM call");
+  for (size_t i = 0; i < hw.gemm_efficiency.size(); ++i)
+    check_fraction(r, "gpu.gemm_efficiency[" + std::to_string(i) + "].efficiency", hw.gemm_efficiency[i].efficiency,
+                   "achieved/peak for a GEMM of that size");
+  check_in(r, "node.gpus_per_node", hw.gpus_per_node, 1.0, 1, static_cast<double>(kMaxGpusPerNode), "e.g. 8");
+  for (const auto& [path, link] : {std::pair<const char*, const LinkSpec*>{"node.intra_node", &hw.intra_node},
+                                   {"network.inter_node", &hw.inter_node}}) {
+    check_in(r, std::string(path) + ".bandwidth_gb_per_s", link->bandwidth_bytes_per_s, kGBs, kMinLinkGbPerS,
+             kMaxLinkGbPerS, "per-GPU bandwidth, one direction, GB/s");
+    check_in(r, std::string(path) + ".latency_us", link->latency_s, kUs, 0, kMaxLatencyUs, "e.g. 5");
+    check_fraction(r, std::string(path) + ".efficiency", link->efficiency, "NCCL bus bandwidth / link bandwidth");
+  }
+  check_in(r, "cost.dollars_per_gpu_hour", hw.dollars_per_gpu_hour, 1.0, 0, kMaxDollarsPerGpuHour,
+           "rental price per GPU-hour, 0 = unknown");
 }
 
 void check_fractions(Reader& r, const HardwareProfile& hw) {
   check_values(r, hw);
-  if (r.ok() && !(hw.hbm_efficiency > 0.0 && hw.hbm_efficiency <= 1.0))
-    r.fail("gpu.hbm_efficiency", io_detail::scaled_text(hw.hbm_efficiency, 1.0), "must be in (0, 1]",
-           "achievable fraction of HBM bandwidth, e.g. 0.8");
-  if (r.ok() && (hw.reserved_memory_bytes < 0.0 || hw.other_memory_bytes < 0.0))
-    r.fail("gpu.reserved_memory_gb", io_detail::scaled_text(hw.reserved_memory_bytes, kGBs),
-           "memory terms must not be negative", "a few GB");
+  check_fraction(r, "gpu.hbm_efficiency", hw.hbm_efficiency, "achievable fraction of HBM bandwidth, e.g. 0.8");
+  check_in(r, "gpu.reserved_memory_gb", hw.reserved_memory_bytes, kGBs, 0, hw.memory_bytes / kGBs,
+           "CUDA context + fragmentation, a few GB");
+  check_in(r, "gpu.other_memory_gb", hw.other_memory_bytes, kGBs, 0, hw.memory_bytes / kGBs,
+           "workspace + communication buffers, a few GB");
 }
 
 }  // namespace
 
-Result<HardwareProfile> parse_hardware(const std::string& text, const std::string& file) {
+static Result<HardwareProfile> parse_hardware_unguarded(const std::string& text, const std::string& file) {
   auto doc = io_detail::parse_yaml(text, file);
   if (!doc) return doc.error();
   const YAML::Node& root = doc.value();
@@ -156,6 +185,10 @@ Result<HardwareProfile> parse_hardware(const std::string& text, const std::strin
   ErrorList errors = validate_hardware(hw);
   if (!errors.empty()) return errors.front();
   return hw;
+}
+
+Result<HardwareProfile> parse_hardware(const std::string& text, const std::string& file) {
+  return io_detail::guarded<HardwareProfile>(file, [&] { return parse_hardware_unguarded(text, file); });
 }
 
 std::vector<std::string> list_profiles(const std::string& profiles_dir) {

@@ -1,4 +1,5 @@
 // Typed YAML reads with Errors (io_detail::Reader), file reading and round-trip number text.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -6,22 +7,44 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
+#include <sys/stat.h>
 
 #include "core/io.h"
 #include "core/io_detail.h"
+#include "core/limits.h"
+#include "core/utf8.h"
 
 namespace meshplan {
 
 Result<std::string> read_text_file(const std::string& path) {
+  // Only regular files: a FIFO, a device (/dev/zero) or a directory would block or never end.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const std::string why = std::strerror(errno);
+    return make_error(path, "file", path, "cannot be read (" + why + ")",
+                      "check the path (shipped: examples/models/, hardware-profiles/)");
+  }
+  if (!S_ISREG(st.st_mode))
+    return make_error(path, "file", path, "is not a regular file (a FIFO, device or directory)",
+                      "pass a regular file");
+  if (st.st_size > limits::kMaxInputFileBytes)
+    return make_error(path, "file", std::to_string(st.st_size) + " bytes",
+                      "is too large (accepted 0.." + std::to_string(limits::kMaxInputFileBytes) + " bytes)",
+                      "input files are small text files");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const std::string why = std::strerror(errno);
     return make_error(path, "file", path, "cannot be read (" + why + ")",
                       "check the path (shipped: examples/models/, hardware-profiles/)");
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Read at most the size stat gave (+1 to notice a file that grew since): memory stays bounded.
+  std::string text(static_cast<size_t>(st.st_size) + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (static_cast<int64_t>(text.size()) > st.st_size)
+    return make_error(path, "file", path, "changed while being read", "read it again");
+  return text;
 }
 
 }  // namespace meshplan
@@ -39,7 +62,80 @@ static std::string line_of(const std::string& text, int line0) {
   return line.size() > 60 ? line.substr(0, 57) + "..." : line;
 }
 
+// Nesting depth of YAML/JSON text, over-approximated without parsing: open flow brackets outside
+// quotes, plus block indentation levels, plus "- " sequence markers that start a line. yaml-cpp
+// recurses once per level, so an absurd depth must be refused before it parses.
+static int nesting_depth(const std::string& text, int& line_of_max) {
+  std::vector<size_t> indents;
+  int flow = 0, max_depth = 0, line = 1;
+  char quote = 0;
+  bool line_start = true;
+  size_t indent = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') { ++line; line_start = true; indent = 0; quote = 0; continue; }
+    if (line_start) {
+      if (c == ' ') { ++indent; continue; }
+      line_start = false;
+      if (c == '#') {  // a comment line: brackets and quotes in it mean nothing
+        while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+        continue;
+      }
+      if (c == '\r') continue;
+      while (!indents.empty() && indents.back() >= indent) indents.pop_back();
+      indents.push_back(indent);
+      int dashes = 0;
+      for (size_t k = i; k + 1 < text.size() && text[k] == '-' && (text[k + 1] == ' '); k += 2) ++dashes;
+      const int d = flow + static_cast<int>(indents.size()) + dashes;
+      if (d > max_depth) max_depth = d, line_of_max = line;
+    }
+    if (quote) {
+      if (c == '\\' && quote == '"') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    else if (c == '#' && (i == 0 || text[i - 1] == ' ')) { while (i + 1 < text.size() && text[i + 1] != '\n') ++i; }
+    else if (c == '[' || c == '{') {
+      ++flow;
+      const int d = flow + static_cast<int>(indents.size());
+      if (d > max_depth) max_depth = d, line_of_max = line;
+    } else if ((c == ']' || c == '}') && flow > 0) --flow;
+  }
+  return max_depth;
+}
+
+static int line_of_offset(const std::string& text, size_t offset) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
+}
+
+}  // namespace meshplan::io_detail
+
+namespace meshplan {
+
+std::optional<Error> check_text_input(const std::string& text, const std::string& file) {
+  const size_t bad = invalid_utf8_offset(text);
+  if (bad != std::string::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    return make_error(file, "line " + std::to_string(io_detail::line_of_offset(text, bad)), byte,
+                      "is not UTF-8 text (byte " + std::to_string(bad) + ")", "save the file as UTF-8");
+  }
+  int deep_line = 0;
+  const int depth = io_detail::nesting_depth(text, deep_line);
+  if (depth > limits::kMaxNestingDepth)
+    return make_error(file, "line " + std::to_string(deep_line), std::to_string(depth) + " levels",
+                      "nesting too deep (accepted 1.." + std::to_string(limits::kMaxNestingDepth) + " levels)",
+                      "model, hardware and plan files are a few levels deep");
+  return std::nullopt;
+}
+
+}  // namespace meshplan
+
+namespace meshplan::io_detail {
+
 Result<YAML::Node> parse_yaml(const std::string& text, const std::string& file) {
+  if (auto bad = check_text_input(text, file)) return *bad;
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {

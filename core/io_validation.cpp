@@ -88,7 +88,7 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
 
 }  // namespace
 
-Result<ValidationSet> parse_validation(const std::string& text, const std::string& file) {
+static Result<ValidationSet> parse_validation_unguarded(const std::string& text, const std::string& file) {
   auto doc = io_detail::parse_yaml(text, file);
   if (!doc.ok()) return doc.error();
   const YAML::Node& root = doc.value();
@@ -138,6 +138,10 @@ Result<ValidationSet> parse_validation(const std::string& text, const std::strin
     set.runs.push_back(run);
   }
   return set;
+}
+
+Result<ValidationSet> parse_validation(const std::string& text, const std::string& file) {
+  return io_detail::guarded<ValidationSet>(file, [&] { return parse_validation_unguarded(text, file); });
 }
 
 Result<ValidationSet> load_validation(const std::string& path) {

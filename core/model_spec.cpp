@@ -3,6 +3,9 @@
 
 #include <string>
 
+#include "core/checked.h"
+#include "core/limits.h"
+
 namespace meshplan {
 
 double ModelSpec::layer_parameters() const {
@@ -34,22 +37,55 @@ double ModelSpec::num_parameters() const {
          lm_head_parameters();
 }
 
-static void require_positive(ErrorList& errors, const std::string& file, const char* field,
-                             int64_t v, const char* hint) {
-  if (v <= 0)
-    errors.push_back(make_error(file, field, std::to_string(v), "must be a positive integer", hint));
+static void require_in(ErrorList& errors, const std::string& file, const char* field, int64_t v,
+                       int64_t hi, const char* hint) {
+  if (v <= 0 || v > hi)
+    errors.push_back(make_error(file, field, std::to_string(v),
+                                "must be a positive integer in " + limits::range_text(1, hi), hint));
+}
+
+std::optional<int64_t> ModelSpec::exact_parameters() const {
+  if (num_heads <= 0 || num_kv_heads <= 0) return std::nullopt;
+  const int64_t h = hidden_size, kv = kv_dim(), f = intermediate_size;
+  const int64_t mats = mlp == MlpKind::Gated ? 3 : 2;
+  // The terms of layer_parameters() etc. in int64; every product and sum is checked.
+  std::optional<int64_t> total = 0;
+  auto add = [&](std::optional<int64_t> term) {
+    total = total && term ? checked_add(*total, *term) : std::nullopt;
+  };
+  std::optional<int64_t> layer = 0;
+  auto add_layer = [&](std::optional<int64_t> term) {
+    layer = layer && term ? checked_add(*layer, *term) : std::nullopt;
+  };
+  add_layer(checked_product({2, h, h}));        // Q and O
+  add_layer(checked_product({2, h, kv}));       // K and V
+  add_layer(checked_product({mats, h, f}));     // MLP
+  add_layer(checked_mul(biases ? 4 : 2, h));    // norms
+  if (biases) {
+    add_layer(checked_product({3, h}));
+    add_layer(checked_product({2, kv}));
+    add_layer(checked_product({mats - 1, f}));
+  }
+  add(layer ? checked_mul(num_layers, *layer) : std::nullopt);
+  add(checked_mul(vocab_size, h));
+  if (learned_positions) add(checked_mul(max_position_embeddings, h));
+  add(checked_mul(biases ? 2 : 1, h));
+  if (!tie_word_embeddings) add(checked_mul(vocab_size, h));
+  return total;
 }
 
 ErrorList validate_model(const ModelSpec& m, const std::string& file) {
   ErrorList e;
-  require_positive(e, file, "hidden_size", m.hidden_size, "the model width, e.g. 4096");
-  require_positive(e, file, "num_hidden_layers", m.num_layers, "the number of transformer blocks");
-  require_positive(e, file, "num_attention_heads", m.num_heads, "e.g. 32");
-  require_positive(e, file, "num_key_value_heads", m.num_kv_heads,
-                   "omit it for multi-head attention (defaults to num_attention_heads)");
-  require_positive(e, file, "intermediate_size", m.intermediate_size,
-                   "omit it for a 4*hidden MLP");
-  require_positive(e, file, "vocab_size", m.vocab_size, "e.g. 32000");
+  require_in(e, file, "hidden_size", m.hidden_size, limits::kMaxHidden, "the model width, e.g. 4096");
+  require_in(e, file, "num_hidden_layers", m.num_layers, limits::kMaxLayers, "the number of transformer blocks");
+  require_in(e, file, "num_attention_heads", m.num_heads, limits::kMaxHeads, "e.g. 32");
+  require_in(e, file, "num_key_value_heads", m.num_kv_heads, limits::kMaxHeads,
+             "omit it for multi-head attention (defaults to num_attention_heads)");
+  require_in(e, file, "intermediate_size", m.intermediate_size, limits::kMaxIntermediate,
+             "omit it for a 4*hidden MLP");
+  require_in(e, file, "vocab_size", m.vocab_size, limits::kMaxVocab, "e.g. 32000");
+  limits::check_int(e, file, "max_position_embeddings", m.max_position_embeddings, 0,
+                    limits::kMaxPositions, "longest sequence the model supports, e.g. 4096");
   if (!e.empty()) return e;
   if (m.hidden_size % m.num_heads != 0)
     e.push_back(make_error(file, "num_attention_heads", std::to_string(m.num_heads),
@@ -59,6 +95,13 @@ ErrorList validate_model(const ModelSpec& m, const std::string& file) {
     e.push_back(make_error(file, "num_key_value_heads", std::to_string(m.num_kv_heads),
                            "does not divide num_attention_heads=" + std::to_string(m.num_heads),
                            "GQA needs heads to be a multiple of key/value heads"));
+  if (!e.empty()) return e;
+  const auto params = m.exact_parameters();
+  if (!params || *params > limits::kMaxParameters)
+    e.push_back(make_error(file, "num_hidden_layers", std::to_string(m.num_layers),
+                           "gives more than " + std::to_string(limits::kMaxParameters) +
+                               " parameters (accepted 1.." + std::to_string(limits::kMaxParameters) + ")",
+                           "check hidden_size, num_hidden_layers and intermediate_size"));
   return e;
 }
 

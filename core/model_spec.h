@@ -1,6 +1,7 @@
 // ModelSpec: the shape of a decoder-only transformer, read from Hugging Face / GPT-2 config keys.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
@@ -38,6 +39,8 @@ struct ModelSpec {
   double lm_head_parameters() const;
   /// Total trainable parameters: embedding + L layers + final norm + LM head.
   double num_parameters() const;
+  /// num_parameters() in exact integer arithmetic; nullopt when it overflows int64.
+  std::optional<int64_t> exact_parameters() const;
 };
 
 /// Checks shapes: positive sizes, heads | hidden, kv_heads | heads. `file` names the source.

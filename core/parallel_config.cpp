@@ -1,6 +1,9 @@
 // Names, parsing and validation of ParallelConfig and Job.
 #include "core/parallel_config.h"
 
+#include "core/checked.h"
+#include "core/limits.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -86,13 +89,16 @@ static std::string divisors_of(int64_t n, int64_t limit) {
 
 ErrorList validate_job(const Job& job, const std::string& where) {
   ErrorList e;
-  if (job.gpus <= 0)
-    e.push_back(make_error(where, "--gpus", str(job.gpus), "must be positive", "e.g. --gpus 8"));
-  if (job.global_batch <= 0)
-    e.push_back(make_error(where, "--global-batch", str(job.global_batch), "must be positive",
-                           "sequences per optimizer step, e.g. 1024"));
-  if (job.seq_len <= 0)
-    e.push_back(make_error(where, "--seq", str(job.seq_len), "must be positive", "e.g. 4096"));
+  limits::check_int(e, where, "--gpus", job.gpus, 1, limits::kMaxGpus, "e.g. --gpus 8");
+  limits::check_int(e, where, "--global-batch", job.global_batch, 1, limits::kMaxGlobalBatch,
+                    "sequences per optimizer step, e.g. 1024");
+  limits::check_int(e, where, "--seq", job.seq_len, 1, limits::kMaxSeq, "e.g. 4096");
+  if (e.empty() && !product_within({job.global_batch, job.seq_len}, limits::kMaxTokensPerStep))
+    e.push_back(make_error(where, "--global-batch", str(job.global_batch),
+                           "times --seq " + str(job.seq_len) + " exceeds " +
+                               str(limits::kMaxTokensPerStep) + " tokens per step (accepted 1.." +
+                               str(limits::kMaxTokensPerStep) + ")",
+                           "tokens per step = global batch x sequence length"));
   return e;
 }
 
@@ -168,7 +174,7 @@ ErrorList validate_config(const Problem& p, const ParallelConfig& c, const std::
     e.push_back(make_error(w, "--zero", str(c.zero_stage), "must be 0, 1, 2 or 3", ""));
   if (c.micro_batch_size < 1 || c.num_micro_batches < 1)
     e.push_back(make_error(w, "--micro-batch", str(c.micro_batch_size), "must be >= 1", ""));
-  else if (c.micro_batch_size * c.num_micro_batches * c.dp != p.job.global_batch)
+  else if (checked_product({c.micro_batch_size, c.num_micro_batches, c.dp}) != p.job.global_batch)
     e.push_back(make_error(w, "--global-batch", str(p.job.global_batch),
                            "not divisible by dp*micro_batch=" + str(c.dp) + "*" +
                                str(c.micro_batch_size),

@@ -4,6 +4,8 @@
 #include <sstream>
 #include <string>
 
+#include "core/checked.h"
+#include "core/limits.h"
 #include "planner/schedule.h"
 
 namespace meshplan {
@@ -123,6 +125,14 @@ Result<bool> finish(Schedule& s, bool header_pp, const std::string& file) {
   s.pp = static_cast<int>(s.ranks.size());
   s.virtual_stages = std::max(s.virtual_stages, max_chunk + 1);
   s.num_micro_batches = std::max(s.num_micro_batches, max_mb + 1);
+  // Indices and header counts up to 999,999,999 parse; the passes they imply must stay simulable.
+  if (!product_within({s.pp, s.virtual_stages, s.num_micro_batches}, limits::kMaxSimulatedPasses))
+    return make_error(file, "micro_batches",
+                      "pp*v*M=" + std::to_string(s.pp) + "*" + std::to_string(s.virtual_stages) + "*" +
+                          std::to_string(s.num_micro_batches),
+                      "is too large (accepted 1.." + std::to_string(limits::kMaxSimulatedPasses) +
+                          " micro-batch passes, from the header and the largest indices)",
+                      "number micro-batches and chunks from 0 and keep the header counts small");
   for (int r = 0; r < s.pp; ++r)
     for (Action& a : s.ranks[r]) a.peer = implied_peer(a.kind, r, s.pp);
   return true;

@@ -9,6 +9,7 @@ PKGS=(build-essential cmake pkg-config git
       libgraphviz-dev graphviz openmpi-bin libopenmpi-dev
       python3 python3-numpy python3-yaml)
 PKGS+=(iproute2 util-linux)  # tests/multinode/: ip netns, veth, unshare --uts (two hosts on one machine)
+PKGS+=(clang libclang-rt-14-dev)  # libFuzzer + sanitizer runtimes for scripts/test-fuzz.sh
 # PyTorch on CPU is the external oracle for the executor's gradients (tests skip without it).
 if [ "${MESHPLAN_WITH_TORCH:-1}" = "1" ]; then PKGS+=(python3-torch); fi
 missing=()

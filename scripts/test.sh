@@ -4,3 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 cd build && ctest --output-on-failure -j"$(nproc)" --timeout 600
+../scripts/test-sanitize.sh  # ASan + UBSan build (build-asan) running the whole suite
+../scripts/test-fuzz.sh      # libFuzzer targets of every reader, 20 s each (build-fuzz)

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/checked.h"
+#include "core/limits.h"
 #include "costmodel/activations.h"
 #include "costmodel/pipeline.h"
 #include "simulator/engine.h"
@@ -152,8 +154,19 @@ static Result<PlanSimulation> run_checks(PlanSimulation ps, const SimInput& in, 
   return ps;
 }
 
+// The event simulation holds every (rank, chunk, micro-batch) pass: refuse shapes above the bound.
+static Result<bool> check_size(int64_t pp, int64_t v, int64_t m, const std::string& file, const char* field) {
+  if (product_within({pp, v, m}, limits::kMaxSimulatedPasses)) return true;
+  return make_error(file, field, "pp*v*M=" + std::to_string(pp) + "*" + std::to_string(v) + "*" + std::to_string(m),
+                    "is too large to simulate (accepted 1.." + std::to_string(limits::kMaxSimulatedPasses) +
+                        " micro-batch passes)",
+                    "simulate fewer micro-batches: a larger --micro-batch or a smaller --global-batch");
+}
+
 static Result<Schedule> plan_schedule(const ParallelConfig& cfg, const Schedule* custom, const std::string& file) {
   const int v = std::max(1, cfg.virtual_stages);
+  if (auto ok = check_size(cfg.pp, v, cfg.num_micro_batches, "command line", "--global-batch"); !ok)
+    return ok.error();
   const int m = static_cast<int>(cfg.num_micro_batches);
   if (!custom) return build_schedule(cfg.schedule, cfg.pp, v, m);
   auto shape = [&](const char* field, int have, int want) -> Result<bool> {
@@ -193,6 +206,8 @@ Result<PlanSimulation> simulate_plan(const Problem& p, const ParallelConfig& cfg
 
 Result<PlanSimulation> simulate_unit_schedule(const Schedule& s, const SimOptions& o, const std::string& file) {
   // check_schedule runs inside the simulation, after the send/recv of a compute-only list are added.
+  if (auto ok = check_size(s.pp, s.virtual_stages, s.num_micro_batches, file, "micro_batches"); !ok)
+    return ok.error();
   PlanSimulation ps;
   ps.custom_schedule = true;
   ps.schedule = lacks_communication(s) ? add_communication(s) : s;

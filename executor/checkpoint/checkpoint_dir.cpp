@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/io.h"
+
 namespace meshplan::exec {
 
 namespace fs = std::filesystem;
@@ -18,6 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kManifestHeader = "meshplan-checkpoint 1";
+constexpr int kMaxManifestShards = 1 << 24;  // ranks of one job (limits::kMaxGpus)
 
 std::string manifest_path(const std::string& root, int64_t step) {
   return checkpoint_step_dir(root, step) + "/MANIFEST";
@@ -49,8 +52,15 @@ bool exists(const std::string& path) {
 }
 
 Result<CheckpointMeta> parse_manifest(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return manifest_error(path, "cannot open");
+  auto text = read_text_file(path);  // regular files only, size-capped
+  if (!text) return manifest_error(path, "cannot open");
+  return parse_manifest_text(text.value(), path);
+}
+
+}  // namespace
+
+Result<CheckpointMeta> parse_manifest_text(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
   std::string header;
   std::getline(in, header);
   if (header != kManifestHeader) return manifest_error(path, "bad header");
@@ -65,7 +75,8 @@ Result<CheckpointMeta> parse_manifest(const std::string& path) {
       int rank = -1;
       uint64_t bytes = 0;
       in >> rank >> bytes;
-      if (rank != static_cast<int>(meta.shard_bytes.size())) return manifest_error(path, "shards out of order");
+      if (rank != static_cast<int>(meta.shard_bytes.size()) || rank >= kMaxManifestShards)
+        return manifest_error(path, "shards out of order");
       meta.shard_bytes.push_back(bytes);
     } else if (key == "end") {
       fields |= 8;
@@ -80,8 +91,6 @@ Result<CheckpointMeta> parse_manifest(const std::string& path) {
     return manifest_error(path, "incomplete");
   return meta;
 }
-
-}  // namespace
 
 std::string checkpoint_step_dir(const std::string& root, int64_t step) {
   char name[32];
@@ -167,7 +176,11 @@ void prune_checkpoints(const std::string& root, int keep) {
     const bool complete = exists(manifest_path(root, *it));
     const bool drop = complete ? ++complete_seen > keep : newer_complete;
     newer_complete = newer_complete || complete;
-    if (drop) fs::remove_all(checkpoint_step_dir(root, *it), ec);
+    if (!drop) continue;
+    // The MANIFEST goes first: a kill during the removal leaves an incomplete folder, never a
+    // "complete" one with shards missing.
+    fs::remove(manifest_path(root, *it), ec);
+    fs::remove_all(checkpoint_step_dir(root, *it), ec);
   }
 }
 

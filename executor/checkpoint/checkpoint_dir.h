@@ -19,6 +19,9 @@ struct CheckpointMeta {
   std::vector<uint64_t> shard_bytes;  // per rank
 };
 
+/// Parses MANIFEST text; every defect is an Error naming `path` (fuzzed).
+Result<CheckpointMeta> parse_manifest_text(const std::string& text, const std::string& path);
+
 /// <root>/step-00000012
 std::string checkpoint_step_dir(const std::string& root, int64_t step);
 /// <root>/step-00000012/rank-00003.bin

@@ -126,6 +126,10 @@ Result<std::vector<Section>> read_shard_file(const std::string& path) {
   if (!in) return make_error(path, "checkpoint", "", "cannot open checkpoint shard",
                              "is --checkpoint-dir the directory of a finished run?");
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_shard(data, path);
+}
+
+Result<std::vector<Section>> parse_shard(const std::string& data, const std::string& path) {
   size_t pos = 0;
   auto take = [&](void* dst, size_t n) {
     if (data.size() - pos < n) return false;
@@ -138,8 +142,10 @@ Result<std::vector<Section>> read_shard_file(const std::string& path) {
   if (!take(magic, 8) || std::memcmp(magic, kMagic, 8) != 0) return corrupt(path, "bad magic");
   if (!take(&version, 4) || version != kVersion) return corrupt(path, "unknown version");
   if (!take(&count, 4) || count > 1u << 20) return corrupt(path, "bad section count");
-  std::vector<Section> sections(count);
-  for (auto& s : sections) {
+  // Sections are appended as they are read: a corrupt count cannot allocate more than the file holds.
+  std::vector<Section> sections;
+  for (uint32_t i = 0; i < count; ++i) {
+    Section& s = sections.emplace_back();
     uint32_t name_len = 0;
     uint64_t bytes = 0, hash = 0;
     if (!take(&name_len, 4) || name_len > 4096) return corrupt(path, "bad section name");

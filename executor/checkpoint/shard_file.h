@@ -26,6 +26,9 @@ Result<bool> write_shard_file(const std::string& path, const std::vector<Section
 /// Reads and verifies a shard file (magic, version, sizes, checksums, trailer).
 Result<std::vector<Section>> read_shard_file(const std::string& path);
 
+/// The same checks on a shard's bytes already in memory; `path` names it in errors (fuzzed).
+Result<std::vector<Section>> parse_shard(const std::string& data, const std::string& path);
+
 /// Writes `text` to `path` atomically (temp file, fsync, rename, fsync directory).
 Result<bool> write_file_atomic(const std::string& path, const std::string& text);
 

@@ -1,11 +1,16 @@
 // Token sources: synthetic Markov chain, binary token files (raw or llm.c header), text as bytes.
 #include "executor/data/token_source.h"
 
+#include <sys/stat.h>
+
 #include <cassert>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <vector>
+
+#include "core/utf8.h"
 
 namespace meshplan::exec {
 
@@ -82,6 +87,13 @@ class MemoryTokens final : public TokenSource {
 };
 
 Result<std::vector<unsigned char>> read_all(const std::string& path) {
+  // Only regular files: a FIFO or /dev/zero would block or never end.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return make_error(path, "data", path, "cannot open the data file", "check the --data path");
+  if (!S_ISREG(st.st_mode))
+    return make_error(path, "data", path, "is not a regular file (a FIFO, device or directory)",
+                      "pass a text or token file");
   std::ifstream f(path, std::ios::binary);
   if (!f) return make_error(path, "data", path, "cannot open the data file", "check the --data path");
   std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -133,6 +145,19 @@ Result<std::unique_ptr<TokenSource>> open_token_file(const std::string& path, To
 Result<std::unique_ptr<TokenSource>> open_text_file(const std::string& path) {
   auto bytes = read_all(path);
   if (!bytes) return bytes.error();
+  // A text file is UTF-8 without NUL bytes; anything else is a binary file given as text.
+  const std::vector<unsigned char>& b = bytes.value();
+  const std::string as_text(b.begin(), b.end());
+  size_t bad = invalid_utf8_offset(as_text);
+  const size_t nul = as_text.find('\0');
+  if (nul != std::string::npos && (bad == std::string::npos || nul < bad)) bad = nul;
+  if (bad != std::string::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", b[bad]);
+    return make_error(path, "data", std::string(byte) + " at byte " + std::to_string(bad),
+                      "is not text (UTF-8 without NUL bytes)",
+                      "pass a UTF-8 text file, or token ids as .u16/.bin/.u32");
+  }
   const std::string what = "text file " + path + " (" + std::to_string(bytes.value().size()) + " bytes, vocab 256)";
   return std::unique_ptr<TokenSource>(std::make_unique<MemoryTokens>(std::move(bytes).value(), 1, 256, what));
 }

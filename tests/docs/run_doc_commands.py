@@ -12,7 +12,9 @@ with the built meshplan first on PATH, as root or not, as written.
 
 The only substitutions (the CI job is itself `install-deps.sh && test.sh`, which runs this test):
 - `bash scripts/install-deps.sh && bash scripts/build.sh && CMD` runs CMD (deps and build are done);
-- `bash scripts/test.sh` is not run again from inside the test suite.
+- `bash scripts/test.sh` is not run again from inside the test suite, nor are the steps it runs
+  itself besides ctest: `bash scripts/test-sanitize.sh`, `bash scripts/test-fuzz.sh`, and the corpus
+  (`python3 tests/corpus/corpus.py`, which ctest runs as the `corpus: <kind>` tests).
 """
 import argparse
 import os
@@ -23,7 +25,8 @@ import tempfile
 import time
 
 SKIPPED_PREFIXES = ("bash scripts/install-deps.sh", "bash scripts/build.sh", "cmake --build build")
-NOT_RERUN = ("bash scripts/test.sh",)
+NOT_RERUN = ("bash scripts/test.sh", "bash scripts/test-sanitize.sh", "bash scripts/test-fuzz.sh",
+             "python3 tests/corpus/corpus.py", "MESHPLAN_FUZZ_SECONDS=")
 
 
 def code_blocks(text):

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz, clang, ASan + UBSan) into ./build-fuzz and runs each for
+# MESHPLAN_FUZZ_SECONDS (default 20) on its seed corpus (tests/fuzz/seeds, examples, profiles). Any
+# crash, sanitizer report, input slower than 5 s or above 2 GB RSS fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+seconds="${MESHPLAN_FUZZ_SECONDS:-20}"
+flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1 -g"
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMESHPLAN_WITH_CUDA=OFF -DMESHPLAN_WITH_GRAPHVIZ=OFF \
+      -DMESHPLAN_FUZZ=ON -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
+      -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" > build-fuzz-configure.log 2>&1 \
+  || { cat build-fuzz-configure.log; exit 1; }
+targets=(model hardware plan schedule checkpoint)
+cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export ASAN_OPTIONS="detect_leaks=1"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p build-fuzz/artifacts
+for t in "${targets[@]}"; do
+  mkdir -p "$work/$t"
+  seeds=(tests/fuzz/seeds/"$t")
+  case "$t" in
+    model) seeds+=(examples/models) ;;
+    hardware) seeds+=(hardware-profiles) ;;
+    schedule) seeds+=(tests/golden/schedules) ;;
+  esac
+  # New inputs go to $work (the first directory); the shipped seeds are only read.
+  log="$work/$t.log"
+  if ! build-fuzz/tests/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
+       -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/"$t"- \
+       "$work/$t" "${seeds[@]}" > "$log" 2>&1; then
+    tail -n 60 "$log"
+    echo "meshplan: fuzz_$t found a problem; reproducer in build-fuzz/artifacts/"
+    exit 1
+  fi
+  echo "fuzz_$t: $(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}') inputs in ${seconds} s, no finding"
+done
+echo "meshplan: fuzzers ran ${seconds} s each without a finding, $(( $(date +%s) - start )) s in all"
