@@ -17,6 +17,8 @@
 #include "planner/diagnose.h"
 #include "planner/explain.h"
 #include "planner/export.h"
+#include "planner/export_frameworks.h"
+#include "planner/framework_space.h"
 #include "planner/plan_table.h"
 #include "planner/search.h"
 
@@ -142,8 +144,11 @@ Result<SearchOptions> search_options(const PlanArgs& a, const Problem& p) {
     return make_error(kWhere, "--objective", "cost", "profile " + p.hardware.name + " has no price",
                       "pass --dollars-per-gpu-hour");
   opt.pareto = a.pareto;
-  if (!a.export_kind.empty() && a.export_kind != "megatron" && a.export_kind != "deepspeed")
-    return make_error(kWhere, "--export", a.export_kind, "unknown export", "use megatron or deepspeed");
+  if (!a.export_kind.empty() && !is_framework_export(a.export_kind))
+    return make_error(kWhere, "--export", a.export_kind, "unknown export",
+                      "use megatron, deepspeed, fsdp, torchtitan or nemo");
+  if (auto e = check_space_for_framework(framework_spec(p.job.framework), opt.space); !e.empty())
+    return e.front();
   return opt;
 }
 
@@ -194,19 +199,31 @@ std::string plan_json(const Problem& p, const SearchOptions& opt, const SearchRe
   return j.dump(2) + "\n";
 }
 
-std::string report(const PlanArgs& a, const Problem& p, const SearchOptions& opt, const SearchResult& r,
-                   const std::string& json) {
+Result<std::string> report(const PlanArgs& a, const Problem& p, const SearchOptions& opt,
+                           const SearchResult& r, const std::string& json) {
   if (!a.export_kind.empty()) {
-    const ParallelConfig& best = r.top.front().config;
-    return a.export_kind == "megatron" ? megatron_args(p, best) : deepspeed_config_json(p, best);
+    auto ex = export_for_framework(a.export_kind, p, r.top.front().config);
+    if (!ex) return ex.error();
+    if (!ex->note.empty()) std::cerr << "meshplan: note: " << ex->note << "\n";
+    return ex->text;
   }
   if (a.output.format == "json") return json;
   if (a.output.format == "yaml") return json_text_to_yaml(json);
   return plan_table(p, opt, r);
 }
 
-int run_plan(const PlanArgs& a) {
+int run_plan(const PlanArgs& in) {
+  PlanArgs a = in;
   if (auto f = check_format(a.output); !f) return report_error(f.error());
+  // --export K plans for framework K unless --framework says otherwise (then they must agree).
+  if (is_framework_export(a.export_kind)) {
+    const bool given_fw = a.problem.app && a.problem.app->count("--framework") > 0;
+    if (!given_fw) a.problem.framework = a.export_kind;
+    else if (parse_framework(a.problem.framework) != export_framework(a.export_kind))
+      return report_error(make_error(kWhere, "--export", a.export_kind,
+                                     "does not match --framework " + a.problem.framework,
+                                     "drop --framework: --export " + a.export_kind + " plans for it"));
+  }
   auto problem = load_problem(a.problem);
   if (!problem) return report_error(problem.error());
   const Problem& p = problem.value();
@@ -226,7 +243,9 @@ int run_plan(const PlanArgs& a) {
   opt.top_k = a.top;
   if (static_cast<int>(r.top.size()) > a.top) r.top.resize(a.top);
   const std::string json = plan_json(p, opt, r);
-  std::cout << report(a, p, opt, r, json);
+  auto text = report(a, p, opt, r, json);
+  if (!text) return report_error(text.error());
+  std::cout << text.value();
   // Machine-readable stdout (json, yaml, an export) stays parseable: the explanation goes to stderr.
   const bool human = a.export_kind.empty() && a.output.format == "table";
   if (a.explain) (human ? std::cout : std::cerr) << "\n" << why;
@@ -266,7 +285,9 @@ void add_plan_command(CLI::App& app, int& exit_code) {
                   "Price for --objective cost (default: the profile's)");
   sub->add_flag("--explain", args->explain, "Rejections per rule and why #1 beats #2");
   sub->add_flag("--pareto", args->pareto, "Also list the memory vs throughput Pareto front");
-  sub->add_option("--export", args->export_kind, "Print the best plan as megatron args or deepspeed JSON");
+  sub->add_option("--export", args->export_kind,
+                  "Print the best plan for a framework: megatron (args), deepspeed (JSON), fsdp or "
+                  "torchtitan (TOML), nemo (YAML); plans under that framework's rules");
   sub->add_flag("--no-progress", args->no_progress, "Never draw the progress bar");
   add_output_options(sub, args->output);
   sub->footer("--output FILE writes the plan file (meshplan.plan/1 JSON) for simulate and run. "

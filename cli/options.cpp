@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/plan_file.h"
+#include "core/framework.h"
 #include "core/io.h"
 
 namespace meshplan::cli {
@@ -28,6 +29,10 @@ void add_problem_options(CLI::App* sub, ProblemOptions& o) {
   sub->add_option("--dtype", o.dtype, "Compute dtype for peak FLOP/s (default bf16)");
   sub->add_option("--bytes-per-param", o.bytes_per_param,
                   "Weights+grads+optimizer convention: default (16), megatron (18), fp32-grads (20)");
+  sub->add_option("--framework", o.framework,
+                  "Framework the plan is for: megatron|deepspeed|fsdp|torchtitan|nemo|meshplan (default "
+                  "meshplan: what `meshplan run` executes). Admits only what that framework runs and "
+                  "costs it with its conventions (megatron: fp32 main grads, 18 B/param)");
   sub->add_flag("--allow-tp-across-nodes", o.allow_tp_across_nodes, "Allow TP groups larger than a node");
   sub->add_option("--profiles-dir", o.profiles_dir, "Directory of hardware profiles (default: shipped)");
 }
@@ -104,11 +109,21 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
                 : p.model.max_position_embeddings > 0 ? p.model.max_position_embeddings : 2048;
   job.dtype = o.dtype;
   job.allow_tp_across_nodes = o.allow_tp_across_nodes;
+  auto fw = parse_framework(o.framework);
+  if (!fw) return make_error(kCmd, "--framework", o.framework, "unknown framework", "use " + framework_names());
+  job.framework = *fw;
   auto conv = parse_param_convention(o.bytes_per_param);
   if (!conv)
     return make_error(kCmd, "--bytes-per-param", o.bytes_per_param, "unknown convention",
                       "use default (16), megatron (18) or fp32-grads (20)");
-  job.convention = *conv;
+  // The framework fixes the convention; --bytes-per-param may only restate it (or choose one for
+  // meshplan's own executor).
+  const ParamConvention implied = framework_spec(*fw).convention;
+  if (*fw != Framework::Meshplan && given(o.app, "--bytes-per-param") && *conv != implied)
+    return make_error(kCmd, "--bytes-per-param", o.bytes_per_param,
+                      "conflicts with --framework " + o.framework + ", which keeps " + to_string(implied),
+                      "drop --bytes-per-param: the framework's convention applies");
+  job.convention = *fw == Framework::Meshplan ? *conv : implied;
   if (p.hardware.peak_flops_for(o.dtype) <= 0.0)
     return make_error(kCmd, "--dtype", o.dtype, "not listed in profile " + p.hardware.name,
                       "available: " + dtypes_of(p.hardware));
@@ -183,6 +198,8 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
   c.layers_per_stage = layers.value();
   ErrorList e = validate_config(p, c, where);
   if (!e.empty()) return e.front();
+  ErrorList fe = validate_framework(p, c, where);
+  if (!fe.empty()) return fe.front();
   return c;
 }
 
@@ -222,7 +239,7 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
 
 static Result<bool> reject_problem_flags(const ProblemOptions& po) {
   for (const char* f : {"--model", "--hardware", "--gpus", "--global-batch", "--seq", "--dtype",
-                        "--bytes-per-param", "--allow-tp-across-nodes", "--profiles-dir"})
+                        "--bytes-per-param", "--framework", "--allow-tp-across-nodes", "--profiles-dir"})
     if (given(po.app, f))
       return make_error(kCmd, f, "", "cannot be combined with --plan",
                         "the plan file already holds the problem; drop one of them");

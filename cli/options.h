@@ -23,6 +23,7 @@ struct ProblemOptions {
   int64_t seq = 0;                      // 0 = model's max_position_embeddings, else 2048
   std::string dtype = "bf16";           // compute dtype for the profile's peak FLOP/s
   std::string bytes_per_param = "default";  // default (16) | megatron (18) | fp32-grads (20)
+  std::string framework = "meshplan";   // --framework: whose rules and conventions (core/framework.h)
   bool allow_tp_across_nodes = false;
   std::string profiles_dir;             // empty = default_profiles_dir()
   CLI::App* app = nullptr;              // set by add_problem_options; tells which flags were given

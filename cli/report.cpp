@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/report_json.h"
+#include "core/framework.h"
 #include "core/io.h"
 
 namespace meshplan::cli {
@@ -45,6 +46,7 @@ ojson job_object(const Job& job) {
                {"total", report_number(pb.weights + pb.gradients + pb.optimizer)}};
   return {{"gpus", job.gpus},         {"global_batch", job.global_batch},
           {"seq_len", job.seq_len},   {"dtype", job.dtype},
+          {"framework", to_string(job.framework)},
           {"bytes_per_param", bpp},   {"allow_tp_across_nodes", job.allow_tp_across_nodes}};
 }
 
@@ -170,7 +172,8 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
     << "B params) on " << p.job.gpus << " x " << p.hardware.name << "\n";
   o << "job:    global batch " << p.job.global_batch << " x seq " << p.job.seq_len << ", "
     << p.job.dtype << ", " << format_number(pb.weights + pb.gradients + pb.optimizer)
-    << " bytes/param (" << to_string(p.job.convention) << ")\n";
+    << " bytes/param (" << to_string(p.job.convention) << "), framework "
+    << to_string(p.job.framework) << "\n";
   o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << " zero=" << c.zero_stage
     << " micro_batch=" << c.micro_batch_size << " micro_batches=" << c.num_micro_batches
     << " recompute=" << to_string(c.recompute) << " sp=" << (c.sequence_parallel ? "on" : "off")

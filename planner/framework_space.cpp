@@ -1,0 +1,60 @@
+// The search space cut down to what the job's framework runs (core/framework.h): a framework's
+// rules are domain restrictions, so fast search and plain enumerator see the same space.
+#include <algorithm>
+
+#include "planner/framework_space.h"
+
+namespace meshplan {
+
+template <class T, class Keep>
+static void keep_if(std::vector<T>& v, Keep keep) {
+  v.erase(std::remove_if(v.begin(), v.end(), [&](const T& x) { return !keep(x); }), v.end());
+}
+
+std::vector<int> framework_tp_domain(const FrameworkSpec& f, std::vector<int> tps) {
+  if (!f.tensor_parallel) keep_if(tps, [](int tp) { return tp == 1; });
+  return tps;
+}
+
+std::vector<int> framework_pp_domain(const FrameworkSpec& f, int64_t num_layers, std::vector<int> pps) {
+  if (!f.pipeline_parallel) keep_if(pps, [](int pp) { return pp == 1; });
+  if (f.equal_pipeline_chunks) keep_if(pps, [&](int pp) { return pp >= 1 && num_layers % pp == 0; });
+  return pps;
+}
+
+void restrict_to_framework(const FrameworkSpec& f, int64_t num_layers, LayoutDims& d) {
+  const int pp = d.pp, tp = d.tp;
+  keep_if(d.schedules, [&](const ScheduleChoice& sc) {
+    if (pp > 1 && !framework_admits_schedule(f, sc.kind, pp)) return false;
+    // pp == 1 candidates are rejected by the schedule rules (interleaved) or run as 1F1B.
+    const int64_t chunks = static_cast<int64_t>(pp) * std::max(1, sc.virtual_stages);
+    return !(f.equal_pipeline_chunks && pp > 1 && num_layers % chunks != 0);
+  });
+  keep_if(d.zeros, [&](int z) { return framework_admits_zero(f, z, pp); });
+  keep_if(d.recomputes, [&](Recompute r) { return framework_admits_recompute(f, r); });
+  keep_if(d.sequence_parallel, [&](int sp) { return framework_admits_sp(f, sp != 0, tp); });
+}
+
+ErrorList check_space_for_framework(const FrameworkSpec& f, const SearchSpace& s) {
+  ErrorList e;
+  const std::string by = std::string("never runs under --framework ") + f.name;
+  auto any = [](auto& v, auto pred) { return v.empty() || std::any_of(v.begin(), v.end(), pred); };
+  if (!any(s.tp, [&](int tp) { return tp == 1 || f.tensor_parallel; }))
+    e.push_back(make_error("command line", "--tp", "", by, "drop --tp or pass --tp 1"));
+  if (!any(s.pp, [&](int pp) { return pp == 1 || f.pipeline_parallel; }))
+    e.push_back(make_error("command line", "--pp", "", by, "drop --pp or pass --pp 1"));
+  if (!any(s.zero, [&](int z) { return framework_admits_zero(f, z, 1) || framework_admits_zero(f, z, 2); }))
+    e.push_back(make_error("command line", "--zero", "", by, "drop --zero for every stage it runs"));
+  if (!any(s.schedule, [&](ScheduleKind k) {
+        return std::find(f.schedules.begin(), f.schedules.end(), k) != f.schedules.end();
+      }))
+    e.push_back(make_error("command line", "--schedule", "", by, "drop --schedule for every schedule it runs"));
+  if (!any(s.recompute, [&](Recompute r) { return framework_admits_recompute(f, r); }))
+    e.push_back(make_error("command line", "--recompute", "", by, "drop --recompute for every mode it runs"));
+  if (!s.sequence_parallel.empty() && s.sequence_parallel.front() == 1 &&
+      f.sequence_parallel == SequenceParallelRule::Never)
+    e.push_back(make_error("command line", "--sequence-parallel", "", by, "drop --sequence-parallel"));
+  return e;
+}
+
+}  // namespace meshplan
