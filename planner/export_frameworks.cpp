@@ -34,7 +34,8 @@ std::string model_comment(const Problem& p) {
   const ModelSpec& m = p.model;
   std::ostringstream o;
   o << "# model the cost assumed: layers " << m.num_layers << ", hidden " << m.hidden_size << ", heads "
-    << m.num_heads << ", kv heads " << m.num_kv_heads << " (GQA), ffn " << m.intermediate_size
+    << m.num_heads << ", kv heads " << m.num_kv_heads << (m.num_kv_heads < m.num_heads ? " (GQA)" : "")
+    << ", ffn " << m.intermediate_size
     << (m.mlp == MlpKind::Gated ? " SwiGLU" : " GELU") << ", vocab " << m.vocab_size
     << (m.dropout ? ", dropout on" : ", no dropout")
     << (m.tie_word_embeddings ? ", tied embeddings" : ", untied embeddings") << "\n";

@@ -198,3 +198,32 @@ TEST_CASE("deepspeed export: DeepSpeed's own DeepSpeedConfig accepts it") {
     CHECK(rc == 0);
   }
 }
+
+TEST_CASE("torchtitan/fsdp TOML: tomllib parses it and every key is torchtitan's; NeMo YAML parses") {
+  const std::string python = MESHPLAN_PYTHON;
+  if (python.empty()) meshplan_test::skip("no python3 found at configure time");
+  const Problem p = llama70b();
+  const std::vector<std::pair<std::string, ParallelConfig>> tomls = {
+      {"torchtitan", config(8, 4, 4, 3, 1, 256, Recompute::Selective, true, ScheduleKind::Interleaved, 2)},
+      {"torchtitan", config(8, 2, 8, 2, 1, 128, Recompute::Full, true, ScheduleKind::GPipe)},
+      {"fsdp", config(1, 1, 128, 0, 1, 8, Recompute::None, false)}};
+  for (const auto& [kind, c] : tomls) {
+    const std::string path = temp_file("tt.toml", exported(kind, on(p, parse_framework(kind).value()), c));
+    int rc = 0;
+    const std::string out =
+        run(python + " " + MESHPLAN_SOURCE_DIR + "/tests/validators/torchtitan_keys.py " + path + " 2>&1", rc);
+    std::remove(path.c_str());
+    INFO(out);
+    CHECK(rc == 0);
+  }
+  const std::string yaml = temp_file("nemo.yaml", exported("nemo", on(p, Framework::Nemo),
+                                                           config(8, 4, 4, 1, 1, 256, Recompute::Selective, true)));
+  int rc = 0;
+  const std::string out = run(python + " -c 'import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); m=d[\"model\"]; "
+                                       "print(m[\"tensor_model_parallel_size\"], m[\"pipeline_model_parallel_size\"], "
+                                       "m[\"num_query_groups\"], m[\"hidden_dropout\"], m[\"activations_checkpoint_granularity\"], "
+                                       "d[\"trainer\"][\"num_nodes\"])' " + yaml + " 2>&1", rc);
+  std::remove(yaml.c_str());
+  CHECK(rc == 0);
+  CHECK(out == "8 4 8 0.0 selective 16\n");
+}
