@@ -199,7 +199,7 @@ TEST_CASE("deepspeed export: DeepSpeed's own DeepSpeedConfig accepts it") {
   }
 }
 
-TEST_CASE("torchtitan/fsdp TOML: tomllib parses it and every key is torchtitan's; NeMo YAML parses") {
+TEST_CASE("torchtitan/fsdp TOML: tomllib parses it and every key is torchtitan's, NeMo YAML parses") {
   const std::string python = MESHPLAN_PYTHON;
   if (python.empty()) meshplan_test::skip("no python3 found at configure time");
   const Problem p = llama70b();
