@@ -68,7 +68,7 @@ TEST_CASE("deepspeed: ZeRO-2/3 only without pipeline parallelism, no sequence pa
   CHECK(param_bytes(framework_spec(Framework::DeepSpeed).convention).gradients == 2.0);
 }
 
-TEST_CASE("fsdp: no tensor or pipeline parallelism, no ZeRO-1; torchtitan: SP with every TP") {
+TEST_CASE("fsdp: no tensor or pipeline parallelism, no ZeRO-1, and torchtitan: SP with every TP") {
   const Problem f = llama_on(16, Framework::Fsdp);
   CHECK(validate_framework(f, config(1, 1, 16, 3), "t").empty());
   CHECK(validate_framework(f, config(1, 1, 16, 2), "t").empty());
