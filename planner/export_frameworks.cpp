@@ -57,7 +57,9 @@ std::string torchtitan_toml(const Problem& p, const ParallelConfig& c, bool fsdp
   o << model_comment(p);
   o << "\n[job]\ndescription = \"" << p.model.name << " (meshplan)\"\n";
   o << "\n[training]\n"
-    << "local_batch_size = " << c.micro_batch_size * c.num_micro_batches << "\n"
+    // torchtitan/train.py: accumulation steps = global / (local x DP); with PP, local is one
+    // pipeline step's batch, cut into micro-batches of pipeline_parallel_microbatch_size.
+    << "local_batch_size = " << (c.pp > 1 ? c.micro_batch_size * c.num_micro_batches : c.micro_batch_size) << "\n"
     << "global_batch_size = " << p.job.global_batch << "\n"
     << "seq_len = " << p.job.seq_len << "\n"
     << "mixed_precision_param = \"" << (p.job.dtype == "fp32" ? "float32" : "bfloat16") << "\"\n"
