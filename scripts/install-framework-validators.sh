@@ -19,4 +19,8 @@ $SUDO "$VENV/bin/pip" install -q --disable-pip-version-check \
   echo "meshplan: warning: deepspeed's light dependencies did not install (validator tests will skip)"
 $SUDO "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps deepspeed==0.19.8 ||
   echo "meshplan: warning: deepspeed did not install (validator tests will skip)"
+# Megatron Core's PipelineParallelLayerLayout checks our --pipeline-model-parallel-layout strings
+# (0.16.1 is the newest wheel for Python 3.11; it has no megatron/training, so no validate_args).
+$SUDO "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps megatron-core==0.16.1 ||
+  echo "meshplan: warning: megatron-core did not install (layout validator test will skip)"
 echo "meshplan: framework validators in $VENV"

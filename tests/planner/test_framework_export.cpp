@@ -227,3 +227,37 @@ TEST_CASE("torchtitan/fsdp TOML: tomllib parses it and every key is torchtitan's
   CHECK(rc == 0);
   CHECK(out == "8 4 8 0.0 selective 16\n");
 }
+
+TEST_CASE("megatron export: Megatron Core's own PipelineParallelLayerLayout accepts our layouts") {
+  const char* venv = std::getenv("MESHPLAN_VALIDATORS_VENV");
+  const std::string python = std::string(venv && *venv ? venv : "/opt/meshplan-validators") + "/bin/python";
+  if (access(python.c_str(), X_OK) != 0)
+    meshplan_test::skip("no validators venv (scripts/install-framework-validators.sh could not make it)");
+  struct Case { Problem p; ParallelConfig c; };
+  Problem l70 = on(problem("llama-2-70b", "a100-80gb-sxm", 96, 960, 4096), Framework::Megatron);
+  Problem l7 = on(problem("llama-2-7b", "a100-80gb-sxm", 48, 96, 4096), Framework::Megatron);
+  std::vector<Case> cases = {
+      {l70, config(8, 6, 2, 1, 1, 480, Recompute::Selective, true)},                              // 80 / 6
+      {l7, config(2, 3, 8, 1, 1, 12, Recompute::Full, true, ScheduleKind::Interleaved, 2)},       // 32 / 6 chunks
+      {l7, config(1, 6, 8, 0, 1, 12, Recompute::None, false, ScheduleKind::OneFOneB)}};            // 32 / 6
+  ParallelConfig custom = config(2, 3, 8, 1, 1, 12, Recompute::Selective, true);
+  custom.layers_per_stage = {9, 12, 11};  // a user's --layers-per-stage
+  cases.push_back({l7, custom});
+  for (const Case& k : cases) {
+    REQUIRE(validate_config(k.p, k.c, "t").empty());
+    const std::string text = exported("megatron", k.p, k.c);
+    const std::string flag = "--pipeline-model-parallel-layout \"";
+    const size_t at = text.find(flag);
+    REQUIRE(at != std::string::npos);
+    const std::string layout = text.substr(at + flag.size(), text.find('"', at + flag.size()) - at - flag.size());
+    int rc = 0;
+    const std::string out = run(python + " " + MESHPLAN_SOURCE_DIR + "/tests/validators/megatron_layout_validate.py '" +
+                                    layout + "' " + std::to_string(k.c.pp) + " " +
+                                    std::to_string(k.p.model.num_layers) + " " + std::to_string(k.c.virtual_stages) +
+                                    " 2>&1",
+                                rc);
+    INFO(out);
+    if (rc == 4) meshplan_test::skip(out.c_str());  // megatron-core could not be installed here
+    CHECK(rc == 0);
+  }
+}
