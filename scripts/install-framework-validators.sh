@@ -7,10 +7,14 @@ set -uo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 VENV="${MESHPLAN_VALIDATORS_VENV:-/opt/meshplan-validators}"
+missing=()
 for p in python3-venv python3-pip; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "$p"
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
 if [ ! -x "$VENV/bin/python" ]; then
   $SUDO /usr/bin/python3 -m venv --system-site-packages "$VENV" || { echo "meshplan: warning: no venv at $VENV"; exit 0; }
 fi
