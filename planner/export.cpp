@@ -2,6 +2,7 @@
 #include "planner/export.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -94,6 +95,8 @@ void model_args(const Problem& p, ArgList& a) {
   a.arg("--max-position-embeddings", str(std::max<int64_t>(p.job.seq_len, m.max_position_embeddings)));
   if (m.mlp == MlpKind::Gated) a.arg("--swiglu");
   if (!m.learned_positions) a.arg("--position-embedding-type", "rope");
+  // --rotary-base is an int in Megatron's arguments.py (default 10000).
+  if (!m.learned_positions && m.rope_theta > 0) a.arg("--rotary-base", str(std::llround(m.rope_theta)));
   if (!m.biases) a.arg("--disable-bias-linear");
   if (!m.biases) a.arg("--normalization", "RMSNorm");
   if (!m.tie_word_embeddings) a.arg("--untie-embeddings-and-output-weights");

@@ -4,6 +4,7 @@
 // Megatron Core TransformerConfig fields).
 #include "planner/export_frameworks.h"
 
+#include <cmath>
 #include <sstream>
 
 #include "core/framework.h"
@@ -38,6 +39,7 @@ std::string model_comment(const Problem& p) {
     << ", ffn " << m.intermediate_size
     << (m.mlp == MlpKind::Gated ? " SwiGLU" : " GELU") << ", vocab " << m.vocab_size
     << (m.dropout ? ", dropout on" : ", no dropout")
+    << (m.rope_theta > 0 ? ", rope_theta " + std::to_string(std::llround(m.rope_theta)) : std::string())
     << (m.tie_word_embeddings ? ", tied embeddings" : ", untied embeddings") << "\n";
   return o.str();
 }
@@ -115,7 +117,9 @@ std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
     << "  hidden_dropout: " << (m.dropout ? "0.1" : "0.0") << "\n"
     << "  attention_dropout: " << (m.dropout ? "0.1" : "0.0") << "\n"
     << "  ffn_dropout: 0.0\n"
-    << "  position_embedding_type: " << (m.learned_positions ? "learned_absolute" : "rope") << "\n"
+    << "  position_embedding_type: " << (m.learned_positions ? "learned_absolute" : "rope") << "\n";
+  if (!m.learned_positions && m.rope_theta > 0) o << "  rotary_base: " << std::llround(m.rope_theta) << "\n";
+  o
     << "  normalization: " << (m.biases ? "layernorm" : "rmsnorm") << "\n"
     << "  bias: " << boolean(m.biases) << "\n"
     << "  activation: " << (m.mlp == MlpKind::Gated ? "fast-swiglu" : "gelu") << "\n"

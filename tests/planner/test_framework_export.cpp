@@ -102,12 +102,13 @@ TEST_CASE("framework exports: golden files") {
                         config(8, 4, 4, 1, 1, 256, Recompute::Full, true, ScheduleKind::Interleaved, 5)));
 }
 
-TEST_CASE("megatron export: dropout switched off for a model without it, on for GPT") {
+TEST_CASE("megatron export: dropout switched off for a model without it, on for GPT, rotary base") {
   const std::string llama = exported("megatron", on(llama70b(), Framework::Megatron),
                                      config(8, 4, 4, 1, 1, 256, Recompute::Selective, true));
   CHECK(llama.find("--hidden-dropout 0.0") != std::string::npos);
   CHECK(llama.find("--attention-dropout 0.0") != std::string::npos);
   CHECK(llama.find("--main-grads-dtype fp32") != std::string::npos);
+  CHECK(llama.find("--rotary-base 10000\n") != std::string::npos);  // rope_theta of the model file
   const Problem gpt = on(problem("gpt3-175b", "a100-80gb-sxm", 1024, 2048, 2048), Framework::Megatron);
   const std::string g = exported("megatron", gpt, config(8, 8, 16, 0, 1, 128, Recompute::Selective, true));
   CHECK(g.find("--hidden-dropout 0.1") != std::string::npos);

@@ -25,6 +25,7 @@ MEGATRON_ARGS=(
   --max-position-embeddings 4096
   --swiglu
   --position-embedding-type rope
+  --rotary-base 10000
   --disable-bias-linear
   --normalization RMSNorm
   --untie-embeddings-and-output-weights
