@@ -1,6 +1,7 @@
 // The search space cut down to what the job's framework runs (core/framework.h): a framework's
 // rules are domain restrictions, so fast search and plain enumerator see the same space.
 #include <algorithm>
+#include <string>
 
 #include "planner/framework_space.h"
 
@@ -35,22 +36,45 @@ void restrict_to_framework(const FrameworkSpec& f, int64_t num_layers, LayoutDim
   keep_if(d.sequence_parallel, [&](int sp) { return framework_admits_sp(f, sp != 0, tp); });
 }
 
+namespace {
+template <class T, class Name>
+std::string joined(const std::vector<T>& v, Name name) {
+  std::string out;
+  for (const T& x : v) out += (out.empty() ? "" : ",") + name(x);
+  return out;
+}
+std::vector<int> all_zero_stages(const FrameworkSpec& f) {
+  std::vector<int> out;
+  for (int z = 0; z <= 3; ++z)
+    if (framework_admits_zero(f, z, 1) || framework_admits_zero(f, z, 2)) out.push_back(z);
+  return out;
+}
+}  // namespace
+
 ErrorList check_space_for_framework(const FrameworkSpec& f, const SearchSpace& s) {
   ErrorList e;
   const std::string by = std::string("never runs under --framework ") + f.name;
   auto any = [](auto& v, auto pred) { return v.empty() || std::any_of(v.begin(), v.end(), pred); };
   if (!any(s.tp, [&](int tp) { return tp == 1 || f.tensor_parallel; }))
-    e.push_back(make_error("command line", "--tp", "", by, "drop --tp or pass --tp 1"));
+    e.push_back(make_error("command line", "--tp", joined(s.tp, [](int v) { return std::to_string(v); }), by,
+                           "drop --tp or pass --tp 1"));
   if (!any(s.pp, [&](int pp) { return pp == 1 || f.pipeline_parallel; }))
-    e.push_back(make_error("command line", "--pp", "", by, "drop --pp or pass --pp 1"));
+    e.push_back(make_error("command line", "--pp", joined(s.pp, [](int v) { return std::to_string(v); }), by,
+                           "drop --pp or pass --pp 1"));
   if (!any(s.zero, [&](int z) { return framework_admits_zero(f, z, 1) || framework_admits_zero(f, z, 2); }))
-    e.push_back(make_error("command line", "--zero", "", by, "drop --zero for every stage it runs"));
+    e.push_back(make_error("command line", "--zero", joined(s.zero, [](int z) { return std::to_string(z); }), by,
+                           "use --zero " + joined(all_zero_stages(f), [](int z) { return std::to_string(z); })));
   if (!any(s.schedule, [&](ScheduleKind k) {
         return std::find(f.schedules.begin(), f.schedules.end(), k) != f.schedules.end();
       }))
-    e.push_back(make_error("command line", "--schedule", "", by, "drop --schedule for every schedule it runs"));
+    e.push_back(make_error("command line", "--schedule", joined(s.schedule, [](ScheduleKind k) { return std::string(to_string(k)); }),
+                           by, f.schedules.empty() ? "drop --schedule (pp = 1 only)"
+                                                   : "use --schedule " + joined(f.schedules, [](ScheduleKind k) {
+                                                       return std::string(to_string(k));
+                                                     })));
   if (!any(s.recompute, [&](Recompute r) { return framework_admits_recompute(f, r); }))
-    e.push_back(make_error("command line", "--recompute", "", by, "drop --recompute for every mode it runs"));
+    e.push_back(make_error("command line", "--recompute", joined(s.recompute, [](Recompute r) { return std::string(to_string(r)); }),
+                           by, "use --recompute " + joined(f.recomputes, [](Recompute r) { return std::string(to_string(r)); })));
   if (!s.sequence_parallel.empty() && s.sequence_parallel.front() == 1 &&
       f.sequence_parallel == SequenceParallelRule::Never)
     e.push_back(make_error("command line", "--sequence-parallel", "", by, "drop --sequence-parallel"));
