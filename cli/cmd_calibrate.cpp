@@ -12,6 +12,8 @@
 
 #include "cli/calibrate_report.h"
 #include "cli/commands.h"
+#include "cli/device_guard.h"
+#include "cli/selftest_gate.h"
 #include "cli/options.h"
 #include "cli/report.h"
 #include "core/io.h"
@@ -33,6 +35,7 @@ struct CalibrateArgs {
   OutputOptions output;
   exec::CalibrationOptions probe;
   bool quick = false;
+  bool no_selftest = false;  // cuda: skip the device selftest before calibrating
   double comm_timeout_s = 300;
 };
 
@@ -99,6 +102,13 @@ int run_cuda(CalibrateArgs& a, exec::MpiRuntime& mpi) {
     o.hbm_bytes = 256ll << 20;
   }
   if (root) o.progress = progress_bar();
+  // A device that computes wrong results must not be calibrated (after the argument checks
+  // calibrate_cuda makes first: one rank needs --base).
+  if (!a.no_selftest && (mpi.world_size() >= 2 || o.base != nullptr)) {
+    auto made = exec::make_backend("cuda");
+    if (!made) return root ? report_error(made.error()) : kExitBadInput;
+    if (!device_selftest_passes(**made)) return end_on_failed_selftest(mpi.world_size());
+  }
   auto r = exec::calibrate_cuda(mpi.world(), o);
   if (!r) return root ? report_error(r.error()) : kExitBadInput;
   if (!root) return kExitOk;
@@ -116,7 +126,13 @@ int run_calibrate(CalibrateArgs& a) {
     a.probe.sweep.max_bytes = std::min(a.probe.sweep.max_bytes, 4e6);
     a.probe.sweep.target_s = 0.01;
   }
-  if (a.backend == "cuda") return run_cuda(a, mpi);
+  if (a.backend == "cuda") {
+    try {
+      return run_cuda(a, mpi);
+    } catch (const exec::DeviceError& e) {  // one line, exit 1 (the whole job with peers)
+      return end_on_device_error(e, mpi.world_size());
+    }
+  }
   if (a.gemm_max_n > 0) a.probe.gemm_max_n = a.gemm_max_n;
   if (a.quick) {
     a.probe.gemm_max_n = 256;
@@ -151,6 +167,7 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--quick", args->quick,
                 "Small sweeps for CI and small machines (GEMM <= 256 on cpu, <= 2048 on cuda; collectives <= 4 MB)");
   sub->add_option("--comm-timeout-s", args->comm_timeout_s, "End the job when one communication blocks longer (default 300)");
+  sub->add_flag("--no-selftest", args->no_selftest, "cuda: skip the device selftest before calibrating");
   sub->footer("Launch on the ranks to calibrate: mpirun -np 4 meshplan calibrate --output cpu.yaml\n"
               "(as root: --allow-run-as-root; more ranks than cores: --oversubscribe). Then plan on it:\n"
               "meshplan plan --hardware cpu.yaml --dtype fp32 ...\n"

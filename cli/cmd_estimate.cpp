@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/launch_export.h"
 #include "cli/options.h"
 #include "cli/plan_file.h"
 #include "cli/report.h"
@@ -19,6 +20,7 @@ struct EstimateArgs {
   ConfigOptions config;
   OutputOptions output;
   PlanInputOptions plan;
+  std::string export_kind;  // "" or a launch-script kind (cli/launch_export.h)
 };
 
 int run_estimate(const EstimateArgs& a) {
@@ -26,8 +28,12 @@ int run_estimate(const EstimateArgs& a) {
   auto setup = resolve_setup(a.problem, a.config, a.plan);
   if (!setup) return report_error(setup.error());
   const Setup& s = setup.value();
+  if (!a.export_kind.empty() && !is_launch_export(a.export_kind))
+    return report_error(make_error("command line", "--export", a.export_kind, "unknown export",
+                                   std::string("use ") + kLaunchExportKinds));
   const StepEstimate est = estimate_step(s.problem, s.config);
-  std::cout << render_estimate(s.problem, est, a.output.format);
+  std::cout << (a.export_kind.empty() ? render_estimate(s.problem, est, a.output.format)
+                                      : launch_export(a.export_kind, s.problem, s.config));
   std::cout.flush();
   if (!a.output.output.empty()) {
     // --output writes a plan file with this one candidate, so it can be simulated or run.
@@ -50,6 +56,8 @@ void add_estimate_command(CLI::App& app, int& exit_code) {
   add_config_options(sub, args->config);
   add_plan_input_options(sub, args->plan);
   add_output_options(sub, args->output);
+  sub->add_option("--export", args->export_kind,
+                  "Print a launch script instead: slurm | torchrun (Megatron-LM via torchrun), mpirun | srun (meshplan run)");
   sub->footer("--output FILE writes a plan file (meshplan.plan/1) with this configuration as its "
               "only candidate; --plan FILE [--candidate i] reads one back (config flags override).");
   sub->callback([args, &exit_code] { exit_code = run_estimate(*args); });

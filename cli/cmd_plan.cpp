@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/launch_export.h"
 #include "cli/options.h"
 #include "cli/plan_file.h"
 #include "cli/report.h"
@@ -144,9 +145,9 @@ Result<SearchOptions> search_options(const PlanArgs& a, const Problem& p) {
     return make_error(kWhere, "--objective", "cost", "profile " + p.hardware.name + " has no price",
                       "pass --dollars-per-gpu-hour");
   opt.pareto = a.pareto;
-  if (!a.export_kind.empty() && !is_framework_export(a.export_kind))
+  if (!a.export_kind.empty() && !is_framework_export(a.export_kind) && !is_launch_export(a.export_kind))
     return make_error(kWhere, "--export", a.export_kind, "unknown export",
-                      "use megatron, deepspeed, fsdp, torchtitan or nemo");
+                      std::string("use megatron, deepspeed, fsdp, torchtitan, nemo, ") + kLaunchExportKinds);
   if (auto e = check_space_for_framework(framework_spec(p.job.framework), opt.space); !e.empty())
     return e.front();
   return opt;
@@ -202,6 +203,7 @@ std::string plan_json(const Problem& p, const SearchOptions& opt, const SearchRe
 Result<std::string> report(const PlanArgs& a, const Problem& p, const SearchOptions& opt,
                            const SearchResult& r, const std::string& json) {
   if (!a.export_kind.empty()) {
+    if (is_launch_export(a.export_kind)) return launch_export(a.export_kind, p, r.top.front().config);
     auto ex = export_for_framework(a.export_kind, p, r.top.front().config);
     if (!ex) return ex.error();
     if (!ex->note.empty()) std::cerr << "meshplan: note: " << ex->note << "\n";
@@ -287,7 +289,8 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--pareto", args->pareto, "Also list the memory vs throughput Pareto front");
   sub->add_option("--export", args->export_kind,
                   "Print the best plan for a framework: megatron (args), deepspeed (JSON), fsdp or "
-                  "torchtitan (TOML), nemo (YAML); plans under that framework's rules");
+                  "torchtitan (TOML), nemo (YAML), planned under that framework's rules; or a launch "
+                  "script: slurm | torchrun (Megatron-LM via torchrun), mpirun | srun (meshplan run)");
   sub->add_flag("--no-progress", args->no_progress, "Never draw the progress bar");
   add_output_options(sub, args->output);
   sub->footer("--output FILE writes the plan file (meshplan.plan/1 JSON) for simulate and run. "

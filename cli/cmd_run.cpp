@@ -7,15 +7,20 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/device_guard.h"
 #include "cli/options.h"
 #include "cli/report.h"
+#include "cli/run_hosts.h"
 #include "cli/run_report.h"
+#include "cli/selftest_gate.h"
 #include "costmodel/estimate.h"
 #include "executor/backend_factory.h"
 #include "executor/mpi/mpi_comm.h"
 #include "executor/mpi/process_groups.h"
+#include "executor/train/host_names.h"
 #include "executor/train/trainer.h"
 #include "planner/rank_grid.h"
+#include "planner/rank_placement.h"
 
 namespace meshplan::cli {
 
@@ -32,15 +37,33 @@ struct RunArgs {
   double comm_timeout_s = 300;
   double min_lr = -1;  // default: max lr / 10
   int64_t bucket_mb = 4;
+  bool force = false;           // start even when predicted not to fit the device
+  bool no_selftest = false;     // skip the device selftest at start
+  bool test_device_error = false;  // test hook: a DeviceError at the first step
+  bool dtype_given = false;     // --dtype on the command line: the CPU emulates bf16 when it says bf16
+  exec::CpuOptions cpu_options() const {
+    exec::CpuOptions o;
+    o.bf16_emulation = backend == "cpu" && dtype_given && problem.dtype == "bf16";
+    return o;
+  }
 };
 
-// The problem as this executor holds it: every tensor fp32, so weights 4 + grads 4 + fp32
-// master, m, v 12 = 20 bytes per parameter ("fp32-grads"), fp32 peak FLOP/s when listed.
-RunPrediction predict(const Setup& s) {
+// The problem as this executor holds it: fp32 weights, grads, fp32 master, m, v = 20 bytes per
+// parameter ("fp32-grads"); time at the peak FLOP/s of the GEMM dtype the backend really runs
+// (cuda: bf16, cpu: fp32) when the profile lists it, memory with the activation dtype it stores.
+RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec) {
   Problem p = s.problem;
   p.job.convention = ParamConvention::Fp32Grads;
-  if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";
-  return RunPrediction{estimate_step(p, s.config), to_string(p.job.convention), p.job.dtype};
+  if (p.hardware.peak_flops_for(prec.gemm_dtype) > 0) p.job.dtype = prec.gemm_dtype;
+  StepEstimate e = estimate_step(p, s.config);
+  std::string dtype = p.job.dtype;
+  if (prec.activation_dtype != p.job.dtype) {
+    Problem m = p;
+    m.job.dtype = prec.activation_dtype;
+    e.memory = estimate_step(m, s.config).memory;
+    dtype += " GEMMs, " + prec.activation_dtype + " activations";
+  }
+  return RunPrediction{e, to_string(p.job.convention), dtype, prec.description};
 }
 
 Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPrediction& pred, int world) {
@@ -66,30 +89,46 @@ Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPredictio
 }
 
 void print_report(const RunArgs& a, const Setup& s, const exec::TrainResult& r, const RunPrediction& pred,
-                  int world) {
+                  int world, const std::vector<RankPlacement>& placements) {
   std::string text;
   if (a.output.format == "table") text = run_table(s.problem, s.config, r, pred, world);
-  else if (a.output.format == "json") text = run_json(s.problem, s.config, r, pred, world);
-  else text = json_text_to_yaml(run_json(s.problem, s.config, r, pred, world));
+  else if (a.output.format == "json") text = add_ranks_to_run_json(run_json(s.problem, s.config, r, pred, world), placements);
+  else text = json_text_to_yaml(add_ranks_to_run_json(run_json(s.problem, s.config, r, pred, world), placements));
   if (auto e = emit(a.output, text); !e) report_error(e.error());
 }
 
-int run_training(RunArgs& a) {
-  exec::MpiRuntime mpi(a.comm_timeout_s);
+int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
   const bool root = mpi.world_rank() == 0;
   auto fail = [root](const Error& e) { return root ? report_error(e) : kExitBadInput; };
   if (auto f = check_format(a.output); !f) return fail(f.error());
   auto setup = resolve_setup(a.problem, a.config, a.plan);
   if (!setup) return fail(setup.error());
   const Setup& s = *setup;
-  const RunPrediction pred = predict(s);
+  const RunPrediction pred = predict(s, exec::backend_precision(a.backend, a.cpu_options()));
   if (auto ok = check_runnable(a, s, pred, mpi.world_size()); !ok) return fail(ok.error());
 
   auto grid = make_rank_grid(s.config.tp, s.config.dp, s.config.pp, "tp-dp-pp");
   if (!grid) return fail(grid.error());
-  auto made = exec::make_backend(a.backend);  // every rank gets the same answer
+  // Where every rank runs (collective); all ranks check the TP rule on the same list, so a
+  // refusal ends every rank at the same point.
+  const std::vector<RankPlacement> placements =
+      place_ranks(*grid, exec::gather_host_names(mpi.world(), mpi.host()));
+  if (auto tp_ok = check_tp_within_hosts(*grid, placements, s.problem.job.allow_tp_across_nodes,
+                                         a.plan.plan.empty() ? "command line" : a.plan.plan);
+      !tp_ok)
+    return fail(tp_ok.error());
+  auto made = exec::make_backend(a.backend, a.cpu_options());  // every rank gets the same answer
   if (!made) return fail(made.error());
   std::unique_ptr<exec::Backend> backend = std::move(made).value();
+  // Device checks before any model allocation: the selftest (cli/selftest_gate.h), then the fit.
+  if (!a.no_selftest && !device_selftest_passes(*backend)) return end_on_failed_selftest(mpi.world_size());
+  // Every rank checks its own device; all stop when one refuses (each refusing rank names its own).
+  auto fits = check_fits_device(*backend, pred.estimate.memory.peak_bytes, a.force,
+                                a.plan.plan.empty() ? "command line" : a.plan.plan);
+  float refused = fits ? 0.0f : 1.0f;
+  mpi.world().all_reduce(&refused, 1, exec::ReduceOp::Max);
+  if (!fits) return report_error(fits.error());
+  if (refused > 0) return kExitBadInput;
   exec::ProcessGroups groups = exec::make_process_groups(mpi, *grid);
   if (auto dev = exec::use_device_communicators(groups, *backend); !dev) return fail(dev.error());
   a.train.lr.total_steps = a.train.steps;
@@ -97,14 +136,25 @@ int run_training(RunArgs& a) {
   a.train.bucket_bytes = a.bucket_mb << 20;
   const bool progress = root && (a.output.format == "table" || isatty(STDERR_FILENO));
   std::ostream& progress_out = a.output.format == "table" && a.output.output.empty() ? std::cout : std::cerr;
+  if (root) progress_out << host_map_table(placements, grid->order_string()) << std::flush;
   a.train.on_step = [&](const exec::StepRecord& rec) {
+    if (a.test_device_error) throw exec::DeviceError("meshplan: rank ?: CUDA error at test hook: cudaMalloc(&p, bytes): out of memory (cudaErrorMemoryAllocation)");
     if (progress) progress_out << step_line(rec, a.train.steps) << std::flush;
   };
   auto result = exec::train(s.problem, s.config, groups, *backend, a.train,
                             a.plan.plan.empty() ? "command line" : a.plan.plan);
   if (!result) return fail(result.error());
-  if (root) print_report(a, s, *result, pred, mpi.world_size());
+  if (root) print_report(a, s, *result, pred, mpi.world_size(), placements);
   return kExitOk;
+}
+
+int run_training(RunArgs& a) {
+  exec::MpiRuntime mpi(a.comm_timeout_s);
+  try {
+    return run_training_on(a, mpi);
+  } catch (const exec::DeviceError& e) {  // a failed CUDA/cuBLAS/NCCL call: one line, exit 1
+    return end_on_device_error(e, mpi.world_size());
+  }
 }
 
 void add_training_options(CLI::App* sub, RunArgs& a) {
@@ -125,6 +175,9 @@ void add_training_options(CLI::App* sub, RunArgs& a) {
   sub->add_option("--bucket-mb", a.bucket_mb, "DP all-reduce bucket size in MiB (default 4)");
   sub->add_option("--comm-timeout-s", a.comm_timeout_s,
                   "End the job when one communication call blocks longer (default 300; 0 = never)");
+  sub->add_flag("--force", a.force, "Start even when the plan is predicted not to fit the device's memory");
+  sub->add_flag("--no-selftest", a.no_selftest, "Skip the device selftest before training (--backend cuda)");
+  sub->add_flag("--test-device-error", a.test_device_error)->group("");
   // Test hooks, not for users: the last rank SIGKILLs itself mid-step / mid-checkpoint-write.
   sub->add_option("--test-kill-at-step", a.train.test_kill_at_step)->group("");
   sub->add_option("--test-crash-in-checkpoint", a.train.test_crash_in_checkpoint)->group("");
@@ -138,6 +191,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("run", "Train a plan on MPI ranks (CPU backend) and compare with the cost model");
   add_plan_input_options(sub, args->plan);
   add_problem_options(sub, args->problem);
+  args->problem.allow_tp_flag_with_plan = true;  // run: --allow-tp-across-nodes also lifts the host rule
   add_config_options(sub, args->config);
   add_output_options(sub, args->output);
   add_training_options(sub, *args);
@@ -145,7 +199,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
       "Launch: mpirun -np <tp*pp*dp> meshplan run --plan plan.json (one rank runs without mpirun).\n"
       "As root add --allow-run-as-root (or OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1);\n"
       "with more ranks than cores add --oversubscribe.");
-  sub->callback([args, &exit_code] { exit_code = run_training(*args); });
+  sub->callback([args, sub, &exit_code] {
+    args->dtype_given = sub->get_option("--dtype")->count() > 0;
+    exit_code = run_training(*args);
+  });
 }
 
 }  // namespace meshplan::cli

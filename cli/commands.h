@@ -22,5 +22,6 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_calibrate_command(CLI::App& app, int& exit_code);
 void add_scale_command(CLI::App& app, int& exit_code);
 void add_validate_command(CLI::App& app, int& exit_code);
+void add_selftest_command(CLI::App& app, int& exit_code);
 
 }  // namespace meshplan::cli

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "executor/device_error.h"
 
 int main(int argc, char** argv) {
   using namespace meshplan::cli;
@@ -18,8 +19,13 @@ int main(int argc, char** argv) {
   add_calibrate_command(app, exit_code);
   add_scale_command(app, exit_code);
   add_validate_command(app, exit_code);
+  add_selftest_command(app, exit_code);
   try {
     app.parse(argc, argv);
+  } catch (const meshplan::exec::DeviceError& e) {
+    // A failed CUDA/cuBLAS/cuDNN/NCCL call that no command turned into a value: its one line, exit 1.
+    std::cerr << e.what() << "\n";
+    return kExitFailure;
   } catch (const CLI::ParseError& e) {
     // Flag errors are bad input: one line, exit 2 (help and --version exit 0).
     if (e.get_exit_code() == 0) return app.exit(e);

@@ -240,7 +240,7 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
 static Result<bool> reject_problem_flags(const ProblemOptions& po) {
   for (const char* f : {"--model", "--hardware", "--gpus", "--global-batch", "--seq", "--dtype",
                         "--bytes-per-param", "--framework", "--allow-tp-across-nodes", "--profiles-dir"})
-    if (given(po.app, f))
+    if (given(po.app, f) && !(po.allow_tp_flag_with_plan && std::string(f) == "--allow-tp-across-nodes"))
       return make_error(kCmd, f, "", "cannot be combined with --plan",
                         "the plan file already holds the problem; drop one of them");
   return true;
@@ -264,6 +264,7 @@ Result<Setup> resolve_setup(const ProblemOptions& po, const ConfigOptions& co,
   auto cand = plan_candidate(pf.value(), plan.candidate, plan.plan);
   if (!cand) return cand.error();
   s.problem = pf.value().problem;
+  if (po.allow_tp_flag_with_plan && po.allow_tp_across_nodes) s.problem.job.allow_tp_across_nodes = true;
   auto c = make_config(s.problem, merge_overrides(config_options_of(cand.value()), co), plan.plan);
   if (!c) return c.error();
   s.config = c.value();

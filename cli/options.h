@@ -25,6 +25,7 @@ struct ProblemOptions {
   std::string bytes_per_param = "default";  // default (16) | megatron (18) | fp32-grads (20)
   std::string framework = "meshplan";   // --framework: whose rules and conventions (core/framework.h)
   bool allow_tp_across_nodes = false;
+  bool allow_tp_flag_with_plan = false;  // run: --allow-tp-across-nodes may be added to --plan
   std::string profiles_dir;             // empty = default_profiles_dir()
   CLI::App* app = nullptr;              // set by add_problem_options; tells which flags were given
 };

@@ -91,6 +91,7 @@ std::string run_table(const Problem& p, const ParallelConfig& cfg, const exec::T
       << cfg.virtual_stages << ", micro-batches " << cfg.num_micro_batches << " x " << cfg.micro_batch_size
       << ", recompute " << to_string(cfg.recompute) << "), data: " << r.data_description << "\n";
   if (r.resumed_from_step >= 0) out << "resumed after step " << r.resumed_from_step << "\n";
+  if (!pred.precision.empty()) out << "precision: " << pred.precision << "\n";
   out << "predicted with " << p.hardware.name << " (" << p.hardware.provenance.kind
       << "), bytes/param convention " << pred.convention << ", dtype " << pred.dtype << "\n\n";
   out << row("quantity", "predicted", "measured", "error");
@@ -119,6 +120,7 @@ std::string run_json(const Problem& p, const ParallelConfig& cfg, const exec::Tr
                      const RunPrediction& pred, int world_size) {
   ojson j;
   j["schema"] = "meshplan.run/1";
+  j["precision"] = pred.precision;
   ojson steps = ojson::array();
   for (const exec::StepRecord& s : r.steps) {
     steps.push_back({{"step", s.step}, {"loss", s.loss}, {"time_s", s.time_s},

@@ -14,6 +14,7 @@ struct RunPrediction {
   StepEstimate estimate;           // estimate_step on the problem as the CPU executor holds it
   std::string convention;          // bytes-per-param convention used for the prediction
   std::string dtype;               // compute dtype whose peak FLOP/s the prediction used
+  std::string precision;           // what the backend really ran in (run JSON's `precision`)
 };
 
 /// Measured step time: median of the steps after the first (which pays one-off warm-up costs);

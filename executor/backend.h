@@ -137,6 +137,9 @@ class Backend {
 struct CpuOptions {
   bool naive_gemm = false;
   bool reference_attention = false;
+  /// Emulate a bf16 mixed-precision run's rounding points (cpu/cpu_bf16_backend.cpp): bf16 GEMM
+  /// inputs and layer outputs, fp32 master weights, grads and Adam.
+  bool bf16_emulation = false;
 };
 std::unique_ptr<Backend> make_cpu_backend(const CpuOptions& options = {});
 

@@ -107,6 +107,27 @@ Result<std::unique_ptr<Backend>> make_backend(const std::string& name, const Cpu
 #endif
 }
 
+BackendPrecision backend_precision(const std::string& backend_name, const CpuOptions& cpu, const CudaOptions& cuda) {
+  BackendPrecision p;
+  if (backend_name != "cuda") {
+    // The emulation rounds to bf16 but computes fp32: the CPU's fp32 rate is what ran.
+    p.description = cpu.bf16_emulation
+                        ? "bf16 weights/activations/GEMM inputs (emulated on the CPU: fp32 math on bf16-rounded "
+                          "values), fp32 master weights, grads and Adam state"
+                        : "fp32 weights, activations and GEMMs; fp32 master weights, grads and Adam state";
+    return p;
+  }
+  switch (cuda.gemm) {
+    case GemmPrecision::Bf16:
+    case GemmPrecision::Bf16Copy: p.gemm_dtype = "bf16"; break;
+    case GemmPrecision::Tf32: p.gemm_dtype = "tf32"; break;
+    case GemmPrecision::Fp32: p.gemm_dtype = "fp32"; break;
+  }
+  p.description = std::string("fp32 weights and activations, ") + to_string(cuda.gemm) +
+                  " GEMM inputs with fp32 accumulation (cuBLASLt); fp32 master weights, grads and Adam state";
+  return p;
+}
+
 DeviceMemoryReport device_memory_report(Backend& backend) {
   DeviceMemoryReport r;
 #ifdef MESHPLAN_HAVE_CUDA

@@ -45,6 +45,17 @@ std::string cuda_unavailable_reason();
 Result<std::unique_ptr<Backend>> make_backend(const std::string& name, const CpuOptions& cpu = {},
                                               const CudaOptions& cuda = {});
 
+/// What a backend computes and stores in: the run report's `precision` key and the dtypes `run`
+/// predicts with. Every backend keeps fp32 weights, activations, master weights, grads and Adam
+/// state; the CUDA backend's GEMMs take bf16 inputs by default (CudaOptions::gemm).
+struct BackendPrecision {
+  std::string description;               // e.g. "fp32 weights/activations, bf16 GEMM inputs ..."
+  std::string gemm_dtype = "fp32";       // whose peak FLOP/s the time prediction uses
+  std::string activation_dtype = "fp32"; // bytes per stored activation element
+};
+BackendPrecision backend_precision(const std::string& backend_name, const CpuOptions& cpu = {},
+                                   const CudaOptions& cuda = {});
+
 /// Device memory of a CUDA backend (the pool and cudaMemGetInfo); all zero for other backends.
 struct DeviceMemoryReport {
   bool is_device = false;

@@ -27,7 +27,8 @@ struct CalibrationResult {
   int ranks = 1;
   int ranks_per_node = 1;             // ranks sharing this host name
   std::string host;
-  std::string cpu_name;               // /proc/cpuinfo "model name"
+  std::string backend = "cpu";        // "cpu" or "cuda": what the probes ran on (report wording)
+  std::string cpu_name;               // /proc/cpuinfo "model name" (cuda: the GPU's name)
   double host_memory_bytes = 0;       // /proc/meminfo MemTotal
   std::vector<GemmMeasurement> gemm;
   BandwidthMeasurement memory;

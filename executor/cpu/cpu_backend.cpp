@@ -14,7 +14,10 @@ namespace {
 constexpr uint64_t kAlignment = 64;  // cache line; Eigen's vectorised loads like it
 }
 
+std::unique_ptr<Backend> make_cpu_bf16_backend(const CpuOptions& options);  // cpu_bf16_backend.cpp
+
 std::unique_ptr<Backend> make_cpu_backend(const CpuOptions& options) {
+  if (options.bf16_emulation) return make_cpu_bf16_backend(options);
   return std::make_unique<CpuBackend>(options);
 }
 

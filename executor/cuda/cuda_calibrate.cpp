@@ -93,6 +93,7 @@ CudaCalibrationResult run_cuda_calibration(Communicator& world, const CudaCalibr
   NCCL_CHECK(ncclGetVersion(&nccl_version));
   r.nccl_version = std::to_string(nccl_version / 10000) + "." + std::to_string(nccl_version / 100 % 100) + "." +
                    std::to_string(nccl_version % 100);
+  c.backend = "cuda";
   c.cpu_name = r.device_name;
   c.host_memory_bytes = r.device_memory_bytes;
 

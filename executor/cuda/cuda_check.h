@@ -7,16 +7,11 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include <stdexcept>
 #include <string>
 
-namespace meshplan::exec {
+#include "executor/device_error.h"
 
-/// A failed CUDA / cuBLAS / NCCL call (or a device state the backend cannot continue from).
-class DeviceError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace meshplan::exec {
 
 /// "rank R" from the launcher's environment (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,
 /// SLURM_PROCID), or "rank ?" when launched alone.

@@ -13,6 +13,7 @@
 #include "executor/cuda/cuda_backend.h"
 #include "executor/cuda/cuda_check.h"
 #include "executor/cuda/launch.h"
+#include "executor/cuda/lt_attributes.h"
 
 namespace meshplan::exec {
 
@@ -41,10 +42,6 @@ cublasComputeType_t compute_type(GemmPrecision p) {
   return CUBLAS_COMPUTE_32F;
 }
 
-void set_pref(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, uint64_t value) {
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value)));
-}
-
 }  // namespace
 
 GemmPlan& CudaBackend::gemm_plan(const GemmPlanKey& key) {
@@ -57,8 +54,8 @@ GemmPlan& CudaBackend::gemm_plan(const GemmPlanKey& key) {
   CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->op, compute_type(prec), CUDA_R_32F));
   const cublasOperation_t op_lt_a = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;  // Lt's A = our B
   const cublasOperation_t op_lt_b = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;  // Lt's B = our A
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_lt_a, sizeof(op_lt_a)));
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_lt_b, sizeof(op_lt_b)));
+  lt::set_desc<CUBLASLT_MATMUL_DESC_TRANSA>(plan->op, static_cast<int32_t>(op_lt_a));
+  lt::set_desc<CUBLASLT_MATMUL_DESC_TRANSB>(plan->op, static_cast<int32_t>(op_lt_b));
   // Stored (column-major) shapes: our B (K, N) row-major is (N, K) column-major, ld N; trans_b:
   // (N, K) row-major is (K, N) column-major, ld K. Likewise for A with M.
   if (!trans_b) CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->a, in_type, N, K, N));
@@ -69,11 +66,12 @@ GemmPlan& CudaBackend::gemm_plan(const GemmPlanKey& key) {
 
   cublasLtMatmulPreference_t pref = nullptr;
   CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-  set_pref(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, lt_workspace_bytes_);
-  set_pref(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, static_cast<uint64_t>(align_b));
-  set_pref(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, static_cast<uint64_t>(align_a));
-  set_pref(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, static_cast<uint64_t>(align_c));
-  set_pref(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, static_cast<uint64_t>(align_c));
+  // Types as cublasLt.h declares them (lt_attributes.h): workspace uint64_t, alignments uint32_t.
+  lt::set_pref<CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES>(pref, uint64_t{lt_workspace_bytes_});
+  lt::set_pref<CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES>(pref, static_cast<uint32_t>(align_b));
+  lt::set_pref<CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES>(pref, static_cast<uint32_t>(align_a));
+  lt::set_pref<CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES>(pref, static_cast<uint32_t>(align_c));
+  lt::set_pref<CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES>(pref, static_cast<uint32_t>(align_c));
   cublasLtMatmulHeuristicResult_t result{};
   int found_count = 0;
   const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt_, plan->op, plan->a, plan->b, plan->c, plan->c,

@@ -11,6 +11,7 @@
 
 #include "executor/cuda/cuda_check.h"
 #include "executor/cuda/launch.h"
+#include "executor/cuda/lt_attributes.h"
 
 namespace meshplan::exec {
 
@@ -52,16 +53,14 @@ struct Prepared {
 void prepare(cublasLtHandle_t lt, const TypeInfo& t, const GemmShape& s, uint64_t workspace, Prepared& p) {
   const uint64_t m = s.N, n = s.M, k = s.K;
   CUBLAS_CHECK(cublasLtMatmulDescCreate(&p.op, t.compute, CUDA_R_32F));
-  const cublasOperation_t opT = CUBLAS_OP_T, opN = CUBLAS_OP_N;
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &opT, sizeof(opT)));
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &opN, sizeof(opN)));
+  lt::set_desc<CUBLASLT_MATMUL_DESC_TRANSA>(p.op, static_cast<int32_t>(CUBLAS_OP_T));
+  lt::set_desc<CUBLASLT_MATMUL_DESC_TRANSB>(p.op, static_cast<int32_t>(CUBLAS_OP_N));
   CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.a, t.in, k, m, k));
   CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.b, t.in, k, n, k));
   CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.d, t.out, m, n, m));
   cublasLtMatmulPreference_t pref = nullptr;
   CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
-                                                    sizeof(workspace)));
+  lt::set_pref<CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES>(pref, uint64_t{workspace});
   cublasLtMatmulHeuristicResult_t r{};
   int found = 0;
   // An unsupported type combination (fp8 before Hopper/Ada) is a finding, not an error.

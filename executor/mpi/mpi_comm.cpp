@@ -235,4 +235,9 @@ MpiRuntime::~MpiRuntime() {
 
 double MpiRuntime::wtime() { return MPI_Wtime(); }
 
+void MpiRuntime::abort_job(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; this keeps [[noreturn]] honest if it did
+}
+
 }  // namespace meshplan::exec

@@ -68,6 +68,9 @@ class MpiRuntime {
   Watchdog& watchdog() { return *watchdog_; }
   /// Seconds since an arbitrary origin (MPI_Wtime).
   static double wtime();
+  /// Ends the whole job now (MPI_Abort on the world with `code`): for a rank that cannot continue
+  /// (a device error) while its peers would otherwise wait in a collective.
+  [[noreturn]] static void abort_job(int code);
 
  private:
   bool initialized_here_ = false;

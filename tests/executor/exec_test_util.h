@@ -34,6 +34,18 @@ inline double rel_error(const std::vector<float>& a, const std::vector<float>& b
   return ref == 0 ? diff : diff / ref;
 }
 
+/// max |a - b| / max(max |b|, floor): relative error with an absolute floor, for references that
+/// are exactly 0 in exact arithmetic (attention's dq, dk at T = 1) where both sides hold only
+/// rounding noise and a plain relative error compares noise with noise.
+inline double rel_error_floor(const std::vector<float>& a, const std::vector<float>& b, double floor) {
+  double diff = 0, ref = floor;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::fabs(static_cast<double>(a[i]) - b[i]));
+    ref = std::max(ref, std::fabs(static_cast<double>(b[i])));
+  }
+  return diff / ref;
+}
+
 inline double dot(const std::vector<float>& a, const std::vector<float>& b) {
   double s = 0;
   for (size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];

@@ -10,6 +10,7 @@ using namespace meshplan::exec;
 using namespace cuda_test;
 using exec_test::randn;
 using exec_test::rel_error;
+using exec_test::rel_error_floor;
 
 namespace {
 
@@ -55,9 +56,11 @@ TEST_CASE("cuda attention forward and backward match the CPU reference", "[cuda]
       CHECK(rel_error(g.out, c.out) < 1e-5);
       CHECK(rel_error(g.lse, c.lse) < 1e-5);
       if (with_probs) CHECK(rel_error(g.probs, c.probs) < 1e-5);  // zeros above the diagonal too
-      CHECK(rel_error(g.dq, c.dq) < 1e-4);
-      CHECK(rel_error(g.dk, c.dk) < 1e-4);
-      CHECK(rel_error(g.dv, c.dv) < 1e-4);
+      // Floor 1: with unit-scale inputs the gradients are O(1); at T = 1 the exact dq and dk are 0
+      // (softmax of one score is constant) and both sides hold only ~1e-7 rounding noise.
+      CHECK(rel_error_floor(g.dq, c.dq, 1.0) < 1e-4);
+      CHECK(rel_error_floor(g.dk, c.dk, 1.0) < 1e-4);
+      CHECK(rel_error_floor(g.dv, c.dv, 1.0) < 1e-4);
     }
   }
 }

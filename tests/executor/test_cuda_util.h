@@ -1,4 +1,4 @@
-// Helpers of the CUDA backend tests: a CUDA backend or a skip (exit 4: ctest "Skipped") when the
+// Helpers of the CUDA backend tests: a CUDA backend or a skip (exit 77: ctest "Skipped") when the
 // build has no CUDA or the machine no GPU, a CPU twin, and device buffers filled from host vectors.
 #pragma once
 #include <catch2/catch.hpp>
