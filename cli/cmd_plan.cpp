@@ -21,6 +21,8 @@
 #include "cli/regime_note.h"
 #include "planner/explain.h"
 #include "planner/export.h"
+#include "planner/export_frameworks.h"
+#include "planner/framework_space.h"
 #include "planner/plan_table.h"
 #include "planner/search.h"
 
@@ -147,10 +149,11 @@ Result<SearchOptions> search_options(const PlanArgs& a, const Problem& p) {
     return make_error(kWhere, "--objective", "cost", "profile " + p.hardware.name + " has no price",
                       "pass --dollars-per-gpu-hour");
   opt.pareto = a.pareto;
-  if (!a.export_kind.empty() && a.export_kind != "megatron" && a.export_kind != "deepspeed" &&
-      !is_launch_export(a.export_kind))
+  if (!a.export_kind.empty() && !is_framework_export(a.export_kind) && !is_launch_export(a.export_kind))
     return make_error(kWhere, "--export", a.export_kind, "unknown export",
-                      std::string("use megatron, deepspeed, ") + kLaunchExportKinds);
+                      std::string("use megatron, deepspeed, fsdp, torchtitan, nemo, ") + kLaunchExportKinds);
+  if (auto e = check_space_for_framework(framework_spec(p.job.framework), opt.space); !e.empty())
+    return e.front();
   return opt;
 }
 
@@ -201,20 +204,32 @@ std::string plan_json(const Problem& p, const SearchOptions& opt, const SearchRe
   return j.dump(2) + "\n";
 }
 
-std::string report(const PlanArgs& a, const Problem& p, const SearchOptions& opt, const SearchResult& r,
-                   const std::string& json) {
+Result<std::string> report(const PlanArgs& a, const Problem& p, const SearchOptions& opt,
+                           const SearchResult& r, const std::string& json) {
   if (!a.export_kind.empty()) {
-    const ParallelConfig& best = r.top.front().config;
-    if (is_launch_export(a.export_kind)) return launch_export(a.export_kind, p, best);
-    return a.export_kind == "megatron" ? megatron_args(p, best) : deepspeed_config_json(p, best);
+    if (is_launch_export(a.export_kind)) return launch_export(a.export_kind, p, r.top.front().config);
+    auto ex = export_for_framework(a.export_kind, p, r.top.front().config);
+    if (!ex) return ex.error();
+    if (!ex->note.empty()) std::cerr << "meshplan: note: " << ex->note << "\n";
+    return ex->text;
   }
   if (a.output.format == "json") return json;
   if (a.output.format == "yaml") return json_text_to_yaml(json);
   return plan_table(p, opt, r);
 }
 
-int run_plan(const PlanArgs& a) {
+int run_plan(const PlanArgs& in) {
+  PlanArgs a = in;
   if (auto f = check_format(a.output); !f) return report_error(f.error());
+  // --export K plans for framework K unless --framework says otherwise (then they must agree).
+  if (is_framework_export(a.export_kind)) {
+    const bool given_fw = a.problem.app && a.problem.app->count("--framework") > 0;
+    if (!given_fw) a.problem.framework = a.export_kind;
+    else if (parse_framework(a.problem.framework) != export_framework(a.export_kind))
+      return report_error(make_error(kWhere, "--export", a.export_kind,
+                                     "does not match --framework " + a.problem.framework,
+                                     "drop --framework: --export " + a.export_kind + " plans for it"));
+  }
   auto problem = load_problem(a.problem);
   if (!problem) return report_error(problem.error());
   const Problem& p = problem.value();
@@ -234,7 +249,9 @@ int run_plan(const PlanArgs& a) {
   opt.top_k = a.top;
   if (static_cast<int>(r.top.size()) > a.top) r.top.resize(a.top);
   const std::string json = plan_json(p, opt, r);
-  std::cout << report(a, p, opt, r, json);
+  auto text = report(a, p, opt, r, json);
+  if (!text) return report_error(text.error());
+  std::cout << text.value();
   // Machine-readable stdout (json, yaml, an export) stays parseable: the explanation goes to stderr.
   const bool human = a.export_kind.empty() && a.output.format == "table";
   if (a.explain) (human ? std::cout : std::cerr) << "\n" << why;
@@ -281,9 +298,10 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--explain", args->explain, "Rejections per rule and why #1 beats #2");
   sub->add_flag("--pareto", args->pareto, "Also list the memory vs throughput Pareto front");
   allowed_values(sub->add_option("--export", args->export_kind,
-                                 "Print the best plan as framework arguments/config or a launch script: "
-                                 "slurm | torchrun (Megatron-LM via torchrun), mpirun | srun (meshplan run)"),
-                 {"megatron", "deepspeed", "slurm", "torchrun", "mpirun", "srun"});
+                                 "Print the best plan for a framework: megatron (args), deepspeed (JSON), fsdp or "
+                                 "torchtitan (TOML), nemo (YAML), planned under that framework's rules; or a launch "
+                                 "script: slurm | torchrun (Megatron-LM via torchrun), mpirun | srun (meshplan run)"),
+                 {"megatron", "deepspeed", "fsdp", "torchtitan", "nemo", "slurm", "torchrun", "mpirun", "srun"});
   sub->add_flag("-q,--quiet,--no-progress", args->no_progress,
                 "Never draw the progress bar (drawn on stderr when it is a terminal and the search runs over 1 s)");
   add_output_options(sub, args->output);

@@ -59,7 +59,7 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
   Problem p = s.problem;
   p.hardware = prof.hardware;
   p.job.convention = ParamConvention::Fp32Grads;
-  p.job.framework.attention = AttentionKind::Materialized;
+  p.job.knobs.attention = AttentionKind::Materialized;
   if (p.hardware.peak_flops_for(prec.gemm_dtype) > 0) p.job.dtype = prec.gemm_dtype;
   else if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";
   StepEstimate e = estimate_step(p, s.config);

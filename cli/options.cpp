@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/help_text.h"
 #include "cli/plan_file.h"
+#include "core/framework.h"
 #include "core/io.h"
 #include "core/limits.h"
 
@@ -36,6 +37,11 @@ void add_problem_options(CLI::App* sub, ProblemOptions& o) {
                                  "Weights+grads+optimizer bytes per parameter: default (16), megatron (18), fp32-grads "
                                  "(20) (default: default)"),
                  {"default", "megatron", "fp32-grads"});
+  allowed_values(sub->add_option("--framework", o.framework,
+                                 "Framework the plan is for (meshplan: what `meshplan run` executes). Admits only "
+                                 "what that framework runs and costs it with its conventions (megatron: fp32 main "
+                                 "grads, 18 B/param)"),
+                 {"megatron", "deepspeed", "fsdp", "torchtitan", "nemo", "meshplan"});
   sub->add_flag("--allow-tp-across-nodes", o.allow_tp_across_nodes, "Allow TP groups larger than a node");
   allowed_values(sub->add_option("--attention", o.attention,
                                  "Attention kernel: fused (FlashAttention 2/3, cuDNN SDPA, Transformer Engine: no "
@@ -119,15 +125,28 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
                 : p.model.max_position_embeddings > 0 ? p.model.max_position_embeddings : 2048;
   job.dtype = o.dtype;
   job.allow_tp_across_nodes = o.allow_tp_across_nodes;
+  auto fw = parse_framework(o.framework);
+  if (!fw) return make_error(kCmd, "--framework", o.framework, "unknown framework", "use " + framework_names());
+  job.framework = *fw;
   auto conv = parse_param_convention(o.bytes_per_param);
   if (!conv)
     return make_error(kCmd, "--bytes-per-param", o.bytes_per_param, "unknown convention",
                       "use default (16), megatron (18) or fp32-grads (20)");
-  job.convention = *conv;
-  auto attention = parse_attention(o.attention);
-  if (!attention)
-    return make_error(kCmd, "--attention", o.attention, "unknown attention kernel", "use fused or materialized");
-  job.framework.attention = *attention;
+  // The framework fixes the convention; --bytes-per-param may only restate it (or choose one for
+  // meshplan's own executor).
+  const ParamConvention implied = framework_spec(*fw).convention;
+  if (*fw != Framework::Meshplan && given(o.app, "--bytes-per-param") && *conv != implied)
+    return make_error(kCmd, "--bytes-per-param", o.bytes_per_param,
+                      "conflicts with --framework " + o.framework + ", which keeps " + to_string(implied),
+                      "drop --bytes-per-param: the framework's convention applies");
+  job.convention = *fw == Framework::Meshplan ? *conv : implied;
+  job.knobs = framework_knobs(framework_spec(*fw));
+  if (!o.app || given(o.app, "--attention")) {
+    auto attention = parse_attention(o.attention);
+    if (!attention)
+      return make_error(kCmd, "--attention", o.attention, "unknown attention kernel", "use fused or materialized");
+    job.knobs.attention = *attention;
+  }
   if (p.hardware.peak_flops_for(o.dtype) <= 0.0)
     return make_error(kCmd, "--dtype", o.dtype, "not listed in profile " + p.hardware.name,
                       "available: " + dtypes_of(p.hardware));
@@ -208,6 +227,8 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
   c.layers_per_stage = layers.value();
   ErrorList e = validate_config(p, c, where);
   if (!e.empty()) return e.front();
+  ErrorList fe = validate_framework(p, c, where);
+  if (!fe.empty()) return fe.front();
   return c;
 }
 
@@ -247,7 +268,7 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
 
 static Result<bool> reject_problem_flags(const ProblemOptions& po) {
   for (const char* f : {"--model", "--hardware", "--gpus", "--global-batch", "--seq", "--dtype",
-                        "--bytes-per-param", "--allow-tp-across-nodes", "--profiles-dir"})
+                        "--bytes-per-param", "--framework", "--allow-tp-across-nodes", "--profiles-dir"})
     if (given(po.app, f) && !(po.allow_tp_flag_with_plan && std::string(f) == "--allow-tp-across-nodes"))
       return make_error(kCmd, f, "", "cannot be combined with --plan",
                         "the plan file already holds the problem; drop one of them");
@@ -277,7 +298,7 @@ Result<Setup> resolve_setup(const ProblemOptions& po, const ConfigOptions& co,
     auto k = parse_attention(po.attention);
     if (!k)
       return make_error(kCmd, "--attention", po.attention, "unknown attention kernel", "use fused or materialized");
-    s.problem.job.framework.attention = *k;
+    s.problem.job.knobs.attention = *k;
   }
   auto c = make_config(s.problem, merge_overrides(config_options_of(cand.value()), co), plan.plan);
   if (!c) return c.error();

@@ -23,6 +23,7 @@ struct ProblemOptions {
   int64_t seq = 0;                      // 0 = model's max_position_embeddings, else 2048
   std::string dtype = "bf16";           // compute dtype for the profile's peak FLOP/s
   std::string bytes_per_param = "default";  // default (16) | megatron (18) | fp32-grads (20)
+  std::string framework = "meshplan";   // --framework: whose rules and conventions (core/framework.h)
   bool allow_tp_across_nodes = false;
   bool allow_tp_flag_with_plan = false;  // run: --allow-tp-across-nodes may be added to --plan
   std::string attention = "fused";      // fused | materialized (attention kernel, core/framework_knobs.h)

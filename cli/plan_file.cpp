@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cli/report_json.h"
+#include "core/framework.h"
 #include "core/io.h"
 #include "core/limits.h"
 
@@ -105,8 +106,11 @@ Job read_job(JsonReader& r, const ojson& j) {
   job.seq_len = r.integer(j, "seq_len", "problem.job.seq_len");
   job.dtype = r.text(j, "dtype", "problem.job.dtype", std::string("bf16"));
   job.allow_tp_across_nodes = r.boolean(j, "allow_tp_across_nodes", "problem.job.allow_tp_across_nodes", false);
+  const std::string fw = r.text(j, "framework", "problem.job.framework", std::string("meshplan"));
+  if (auto f = parse_framework(fw)) job.framework = *f;
+  else r.fail("problem.job.framework", fw, "unknown framework", framework_names());
   const std::string att = r.text(j, "attention", "problem.job.attention", std::string("fused"));
-  if (auto k = parse_attention(att)) job.framework.attention = *k;
+  if (auto k = parse_attention(att)) job.knobs.attention = *k;
   else r.fail("problem.job.attention", att, "unknown attention kernel", "fused or materialized");
   std::string conv = "default";
   if (const ojson* b = r.at(j, "bytes_per_param", "problem.job.bytes_per_param", false))

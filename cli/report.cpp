@@ -8,6 +8,7 @@
 
 #include "cli/report_json.h"
 #include "core/human_format.h"
+#include "core/framework.h"
 #include "core/io.h"
 #include "meshplan_version.h"
 
@@ -47,7 +48,8 @@ ojson job_object(const Job& job) {
                {"total", report_number(pb.weights + pb.gradients + pb.optimizer)}};
   return {{"gpus", job.gpus},         {"global_batch", job.global_batch},
           {"seq_len", job.seq_len},   {"dtype", job.dtype},
-          {"attention", to_string(job.framework.attention)},
+          {"attention", to_string(job.knobs.attention)},
+          {"framework", to_string(job.framework)},
           {"bytes_per_param", bpp},   {"allow_tp_across_nodes", job.allow_tp_across_nodes}};
 }
 
@@ -174,8 +176,8 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
   o << "job:    global batch " << p.job.global_batch << " x seq " << p.job.seq_len << " tokens ("
     << human_count(static_cast<double>(p.job.global_batch) * p.job.seq_len, "tokens") << " per step), "
     << p.job.dtype << ", " << format_number(pb.weights + pb.gradients + pb.optimizer)
-    << " bytes/param (" << to_string(p.job.convention) << "), " << to_string(p.job.framework.attention)
-    << " attention\n";
+    << " bytes/param (" << to_string(p.job.convention) << "), framework " << to_string(p.job.framework)
+    << ", " << to_string(p.job.knobs.attention) << " attention\n";
   o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << " zero=" << c.zero_stage
     << " micro_batch=" << c.micro_batch_size << " micro_batches=" << c.num_micro_batches
     << " recompute=" << to_string(c.recompute) << " sp=" << (c.sequence_parallel ? "on" : "off")

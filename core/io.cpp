@@ -134,6 +134,7 @@ static Result<ModelSpec> parse_model_unguarded(const std::string& text, const st
                                   "true for GPT-2 style absolute position tables");
   m.biases = r.boolean(root, "biases", "biases", gpt2_like, "true for GPT-2 style linear biases");
   m.dropout = read_dropout(r, root, m.model_type);
+  m.rope_theta = r.number(root, "rope_theta", "rope_theta", 0.0, "RoPE base, e.g. 10000.0");
   if (r.error) return *r.error;
   ErrorList errors = validate_model(m, file);
   if (!errors.empty()) return with_file_keys(errors.front(), k);
@@ -167,6 +168,7 @@ std::string model_to_json(const ModelSpec& m) {
   j["learned_positions"] = m.learned_positions;
   j["biases"] = m.biases;
   j["dropout"] = m.dropout;
+  if (m.rope_theta > 0) j["rope_theta"] = m.rope_theta;
   return format_json(j.dump());
 }
 

@@ -27,6 +27,8 @@ struct ModelSpec {
   bool biases = false;              // GPT-2 style biases on linear layers
   bool dropout = true;              // trained with dropout: activations stash 1-byte dropout masks
                                     // (Korthikanti et al.); false for Llama-family configs
+  double rope_theta = 0;            // RoPE base (`rope_theta`); 0 = not given. No cost term depends
+                                    // on it; exports write it (Megatron --rotary-base, NeMo rotary_base)
 
   int64_t head_dim() const { return hidden_size / num_heads; }
   int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)

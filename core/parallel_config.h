@@ -21,6 +21,9 @@ enum class ScheduleKind { GPipe, OneFOneB, Interleaved, ZeroBubbleH1 };
 /// Fp32Grads: fp32 weights 4 + fp32 grads 4 + master, m, v 12 = 20.
 enum class ParamConvention { Default16, Megatron, Fp32Grads };
 
+/// The training framework a plan is for; core/framework.h says what each can run and its defaults.
+enum class Framework { Meshplan, Megatron, DeepSpeed, Fsdp, Torchtitan, Nemo };
+
 const char* to_string(Recompute r);
 const char* to_string(ScheduleKind s);
 const char* to_string(ParamConvention c);
@@ -59,8 +62,9 @@ struct Job {
   int64_t seq_len = 0;                // tokens per sequence
   std::string dtype = "bf16";         // compute dtype used to look up peak FLOP/s
   ParamConvention convention = ParamConvention::Default16;
+  Framework framework = Framework::Meshplan;  // whose rules and conventions the plan follows
   bool allow_tp_across_nodes = false;
-  FrameworkKnobs framework;           // attention kernel, ZeRO-3/FSDP granularity and prefetch
+  FrameworkKnobs knobs;               // attention kernel, ZeRO-3/FSDP granularity and prefetch
 };
 
 struct Problem {

@@ -72,7 +72,7 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const double out = gemm_time_s(hw, peak, f.out_proj / t);
   const double up = gemm_time_s(hw, peak, f.mlp_up / t);
   const double down = gemm_time_s(hw, peak, f.mlp_down / t);
-  const AttentionCoreTime core = attention_core_time(hw, peak, p.model, p.job.framework.attention, b, s, cfg.tp,
+  const AttentionCoreTime core = attention_core_time(hw, peak, p.model, p.job.knobs.attention, b, s, cfg.tp,
                                                      activation_element_bytes(p.job.dtype));
   const ElementwiseBytes e = elementwise_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
   const double ew_outside = memory_bound_time_s(hw, e.outside_core);

@@ -153,7 +153,7 @@ DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const Sta
   // ZeRO-3: the weights are gathered before every forward and backward of every micro-batch, at the
   // framework's granularity, prefetched behind the previous layer (costmodel/zero_comm.h).
   const ShardedCollectives sc = sharded_collectives(p, cfg, stage, g);
-  const ShardingKnobs& knobs = p.job.framework.sharding;
+  const ShardingKnobs& knobs = p.job.knobs.sharding;
   const bool refetch = cfg.recompute == Recompute::Full && knobs.granularity == ShardGranularity::Buckets;
   const double layers = std::max(1, sc.layers);
   out.total_s = M * zero3_total_s(sc, refetch);
@@ -255,7 +255,7 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
 
   const double sequences = static_cast<double>(p.job.global_batch);
   const double seq = static_cast<double>(p.job.seq_len);
-  const StepFlops f = step_flops(p.model, sequences, seq, cfg.recompute, p.job.framework.attention);
+  const StepFlops f = step_flops(p.model, sequences, seq, cfg.recompute, p.job.knobs.attention);
   const double gpus = static_cast<double>(p.job.gpus);
   const double peak = job_peak_flops(p);
   Throughput& th = est.throughput;
@@ -282,7 +282,7 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
   for (int c = 0; c < chunks; ++c) {
     ChunkCosts k = chunk_times(lc, chunk_layers(p.model, cfg, c), c == 0, c == chunks - 1);
     k.activation_bytes = k.layers * layer_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel,
-                                                           cfg.recompute, e, p.job.framework.attention);
+                                                           cfg.recompute, e, p.job.knobs.attention);
     if (k.has_embedding) k.activation_bytes += embedding_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
     if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e);
     const double params = chunk_parameters_per_gpu(p.model, cfg, c);

@@ -19,7 +19,7 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   p.job.seq_len = run.seq_len;
   p.job.dtype = set.dtype;
   p.job.convention = set.convention;
-  p.job.framework = run_framework(run);
+  p.job.knobs = run_framework(run);
   return p;
 }
 

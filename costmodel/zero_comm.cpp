@@ -24,7 +24,7 @@ double split_reduce_s(const HardwareProfile& hw, const GroupPlacement& g, double
 ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& cfg, int stage,
                                        const GroupPlacement& g) {
   const HardwareProfile& hw = p.hardware;
-  const ShardingKnobs& k = p.job.framework.sharding;
+  const ShardingKnobs& k = p.job.knobs.sharding;
   const ParamBytes pb = param_bytes(p.job.convention);
   const double layer = layer_parameters_per_gpu(p.model, cfg.tp);
   ShardedCollectives c;

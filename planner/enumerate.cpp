@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/framework.h"
+#include "planner/framework_space.h"
+
 namespace meshplan {
 
 const char* reason_name(Reason r) {
@@ -70,13 +73,16 @@ static std::vector<int64_t> widen(const std::vector<int>& v) {
 }
 
 std::vector<int> tp_domain(const Problem& p, const SearchSpace& s) {
-  return capped(s.tp.empty() ? divisors(p.job.gpus) : widen(s.tp), s.max_tp);
+  std::vector<int> out = capped(s.tp.empty() ? divisors(p.job.gpus) : widen(s.tp), s.max_tp);
+  return framework_tp_domain(framework_spec(p.job.framework), out);
 }
 
 std::vector<int> pp_domain(const Problem& p, const SearchSpace& s, int tp) {
-  if (!s.pp.empty()) return capped(widen(s.pp), s.max_pp);
-  if (p.job.gpus % tp != 0) return {1};  // the layout is rejected anyway (gpus-divisible)
-  return capped(divisors(p.job.gpus / tp), s.max_pp);
+  std::vector<int> out;
+  if (!s.pp.empty()) out = capped(widen(s.pp), s.max_pp);
+  else if (p.job.gpus % tp != 0) out = {1};  // the layout is rejected anyway (gpus-divisible)
+  else out = capped(divisors(p.job.gpus / tp), s.max_pp);
+  return framework_pp_domain(framework_spec(p.job.framework), p.model.num_layers, out);
 }
 
 static std::vector<int64_t> micro_batch_domain(const Problem& p, const SearchSpace& s, int64_t dp) {
@@ -134,6 +140,7 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp) {
   for (Recompute r : {Recompute::Full, Recompute::Selective, Recompute::None})
     if (s.recompute.empty() || std::count(s.recompute.begin(), s.recompute.end(), r))
       d.recomputes.push_back(r);
+  restrict_to_framework(framework_spec(p.job.framework), p.model.num_layers, d);
   if (!s.dp_overlap.empty()) d.dp_overlaps = s.dp_overlap;
   else d.dp_overlaps = d.dp > 1 ? std::vector<int>{1, 0} : std::vector<int>{1};
   return d;

@@ -80,7 +80,8 @@ struct LayoutDims {
   std::vector<int> dp_overlaps;          // 1/0
 };
 
-/// TP values to try: the --tp list, else the divisors of the GPU count; capped by --max-tp.
+/// TP values to try: the --tp list, else the divisors of the GPU count; capped by --max-tp; only
+/// those the job's framework runs (planner/framework_space.h), as for every list below.
 std::vector<int> tp_domain(const Problem& p, const SearchSpace& s);
 /// PP values to try for a given tp: the --pp list, else the divisors of gpus/tp; capped by --max-pp.
 std::vector<int> pp_domain(const Problem& p, const SearchSpace& s, int tp);

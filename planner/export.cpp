@@ -2,9 +2,12 @@
 #include "planner/export.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "core/framework.h"
 
 namespace meshplan {
 
@@ -21,21 +24,34 @@ struct ArgList {
   void note(const std::string& text) { out << "  # " << text << "\n"; }
 };
 
+// Megatron's --pipeline-model-parallel-layout for our split: stages in model order (chunk c on
+// pipeline rank c % pp, as Megatron's layout), "E" on the first, "L" on the last, "t*n" layers.
+std::string pipeline_layout(const std::vector<int>& chunks) {
+  std::string s;
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    if (c) s += "|";
+    if (c == 0) s += "E";
+    s += "t*" + str(chunks[c]);
+    if (c + 1 == chunks.size()) s += "L";
+  }
+  return s;
+}
+
+bool even_split(const Problem& p, const ParallelConfig& c) {
+  const std::vector<int> chunks = layers_per_chunk(p.model, c);
+  return std::all_of(chunks.begin(), chunks.end(), [&](int n) { return n == chunks.front(); });
+}
+
 void parallel_args(const Problem& p, const ParallelConfig& c, ArgList& a) {
   a.arg("--tensor-model-parallel-size", str(c.tp));
   a.arg("--pipeline-model-parallel-size", str(c.pp));
-  if (c.schedule == ScheduleKind::Interleaved)
+  if (c.pp > 1 && !even_split(p, c)) {
+    // validate_args rejects layers not divisible by pp (or by pp*v); a layout states our split.
+    a.arg("--pipeline-model-parallel-layout", "\"" + pipeline_layout(layers_per_chunk(p.model, c)) + "\"");
+  } else if (c.schedule == ScheduleKind::Interleaved) {
     a.arg("--num-layers-per-virtual-pipeline-stage",
           str(p.model.num_layers / (static_cast<int64_t>(c.pp) * c.virtual_stages)));
-  if (c.schedule == ScheduleKind::GPipe && c.pp > 1)
-    a.note("GPipe has no Megatron-LM flag: Megatron runs 1F1B (same bubble, less activation memory)");
-  if (c.schedule == ScheduleKind::ZeroBubbleH1 && c.pp > 1)
-    a.note("ZB-H1 (zero-bubble) has no Megatron-LM flag: this runs 1F1B; the plan assumed ZB-H1");
-  const int64_t chunks = static_cast<int64_t>(c.pp) * c.virtual_stages;
-  if (c.pp > 1 && p.model.num_layers % chunks != 0)
-    a.note("uneven split: " + str(p.model.num_layers) + " layers over " + str(chunks) +
-           " chunks (meshplan puts the extra layers in the middle chunks; Megatron-LM can only "
-           "make the first/last stage different: --decoder-first/last-pipeline-num-layers)");
+  }
   if (c.sequence_parallel) a.arg("--sequence-parallel");
   a.arg("--micro-batch-size", str(c.micro_batch_size));
   a.arg("--global-batch-size", str(p.job.global_batch));
@@ -48,10 +64,7 @@ void memory_args(const ParallelConfig& c, ArgList& a) {
     a.arg("--recompute-method", "uniform");
     a.arg("--recompute-num-layers", "1");
   }
-  if (c.zero_stage >= 1) a.arg("--use-distributed-optimizer");
-  if (c.zero_stage == 3)
-    a.note("ZeRO-3 (parameter sharding): the distributed optimizer shards optimizer state and "
-           "gradients only; use Megatron FSDP or DeepSpeed (--export deepspeed) to shard weights");
+  if (c.zero_stage >= 1) a.arg("--use-distributed-optimizer");  // ZeRO-1: fp32 master + Adam over DP
   if (c.dp_overlap && c.dp > 1) {
     a.arg("--overlap-grad-reduce");
     if (c.zero_stage >= 1) a.arg("--overlap-param-gather");
@@ -59,9 +72,13 @@ void memory_args(const ParallelConfig& c, ArgList& a) {
 }
 
 void precision_args(const Problem& p, ArgList& a) {
-  if (p.job.dtype == "bf16") a.arg("--bf16");
-  else if (p.job.dtype == "fp16") a.arg("--fp16");
-  else a.note("compute dtype " + p.job.dtype + " has no single Megatron-LM flag");
+  a.arg(p.job.dtype == "fp16" ? "--fp16" : "--bf16");  // dtype checked by megatron_args
+  a.arg("--main-grads-dtype", "fp32");  // Megatron's default, stated: the cost counts 4-byte grads
+  // The cost counts dropout masks exactly when the model trains with dropout; Megatron's default is
+  // 0.1 for both (transformer_config.py), so it is always written out.
+  const char* drop = p.model.dropout ? "0.1" : "0.0";
+  a.arg("--hidden-dropout", drop);
+  a.arg("--attention-dropout", drop);
 }
 
 void model_args(const Problem& p, ArgList& a) {
@@ -78,6 +95,8 @@ void model_args(const Problem& p, ArgList& a) {
   a.arg("--max-position-embeddings", str(std::max<int64_t>(p.job.seq_len, m.max_position_embeddings)));
   if (m.mlp == MlpKind::Gated) a.arg("--swiglu");
   if (!m.learned_positions) a.arg("--position-embedding-type", "rope");
+  // --rotary-base is an int in Megatron's arguments.py (default 10000).
+  if (!m.learned_positions && m.rope_theta > 0) a.arg("--rotary-base", str(std::llround(m.rope_theta)));
   if (!m.biases) a.arg("--disable-bias-linear");
   if (!m.biases) a.arg("--normalization", "RMSNorm");
   if (!m.tie_word_embeddings) a.arg("--untie-embeddings-and-output-weights");
@@ -87,6 +106,17 @@ void model_args(const Problem& p, ArgList& a) {
 std::string boolean(bool b) { return b ? "true" : "false"; }
 
 }  // namespace
+
+Result<bool> check_megatron(const Problem& p, const ParallelConfig& c) {
+  Problem mp = p;
+  mp.job.framework = Framework::Megatron;
+  ErrorList e = validate_framework(mp, c, "--export megatron");
+  if (!e.empty()) return e.front();
+  if (p.job.dtype != "bf16" && p.job.dtype != "fp16")
+    return make_error("--export megatron", "--dtype", p.job.dtype, "has no Megatron-LM precision flag",
+                      "plan with --dtype bf16 or fp16");
+  return true;
+}
 
 std::string megatron_args(const Problem& p, const ParallelConfig& c) {
   ArgList a;
@@ -104,6 +134,11 @@ std::string megatron_args(const Problem& p, const ParallelConfig& c) {
   return out.str();
 }
 
+Result<std::string> megatron_export(const Problem& p, const ParallelConfig& c) {
+  if (auto r = check_megatron(p, c); !r) return r.error();
+  return megatron_args(p, c);
+}
+
 std::string deepspeed_config_json(const Problem& p, const ParallelConfig& c) {
   const bool bf16 = p.job.dtype == "bf16";
   const bool fp16 = p.job.dtype == "fp16";
@@ -119,9 +154,15 @@ std::string deepspeed_config_json(const Problem& p, const ParallelConfig& c) {
     << "    \"stage\": " << c.zero_stage << ",\n"
     << "    \"overlap_comm\": " << boolean(c.dp_overlap) << ",\n"
     << "    \"contiguous_gradients\": true,\n"
-    << "    \"reduce_scatter\": true";
-  if (c.zero_stage == 3) o << ",\n    \"stage3_gather_16bit_weights_on_model_save\": true";
+    << "    \"reduce_scatter\": true,\n"
+    << "    \"reduce_bucket_size\": 500000000,\n"
+    << "    \"allgather_bucket_size\": 500000000";
+  if (c.zero_stage == 3)
+    o << ",\n    \"stage3_prefetch_bucket_size\": 50000000"
+      << ",\n    \"stage3_gather_16bit_weights_on_model_save\": true";
   o << "\n  },\n";
+  // The cost counts gradients in the compute dtype (DeepSpeed's default): stated, not implied.
+  o << "  \"data_types\": {\"grad_accum_dtype\": \"" << (fp16 ? "fp16" : bf16 ? "bf16" : "fp32") << "\"},\n";
   if (c.recompute != Recompute::None)
     o << "  \"activation_checkpointing\": {\n"
       << "    \"partition_activations\": " << boolean(c.sequence_parallel) << ",\n"

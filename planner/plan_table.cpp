@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/human_format.h"
+#include "core/framework.h"
 
 namespace meshplan {
 
@@ -62,7 +63,8 @@ std::string header(const Problem& p, const SearchOptions& opt, const SearchResul
     << p.hardware.name << " (" << p.hardware.gpus_per_node << " per node), global batch "
     << p.job.global_batch << " x " << p.job.seq_len << " tokens, " << p.job.dtype << ", "
     << fmt("%g", pb.weights + pb.gradients + pb.optimizer) << " B/param\n";
-  o << "objective: " << to_string(opt.objective) << "; usable memory "
+  o << "objective: " << to_string(opt.objective) << "; framework " << to_string(p.job.framework)
+    << " (" << framework_spec(p.job.framework).runs_with << "); usable memory "
     << gb_text(p.hardware.usable_memory_bytes()) << " GB per GPU\n";
   o << "searched " << group_thousands(r.space) << " configurations: " << group_thousands(r.fitting())
     << " fit, " << group_thousands(r.rejected.total()) << " rejected";

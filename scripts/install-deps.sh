@@ -20,4 +20,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+bash "$(dirname "$0")/install-framework-validators.sh"
 echo "meshplan: dependencies installed"

@@ -61,7 +61,7 @@ inline meshplan::Problem problem(const meshplan::ModelSpec& m, int64_t gpus, int
   p.job.gpus = gpus; p.job.global_batch = batch; p.job.seq_len = seq;
   // These fixtures check Korthikanti et al.'s materialized-attention accounting; tests of the fused
   // kernel (the CLI default) set it explicitly.
-  p.job.framework.attention = meshplan::AttentionKind::Materialized;
+  p.job.knobs.attention = meshplan::AttentionKind::Materialized;
   return p;
 }
 

@@ -15,7 +15,7 @@ namespace {
 // Llama-3-8B at seq 8192, one sequence per micro-batch, no recompute, ZeRO-3 over 8 GPUs, bf16.
 Problem llama3_8b_problem(AttentionKind k) {
   Problem p = meshplan_test::problem(meshplan_test::llama3_8b(), 8, 8, 8192);
-  p.job.framework.attention = k;
+  p.job.knobs.attention = k;
   return p;
 }
 ParallelConfig zero3_dp8() {

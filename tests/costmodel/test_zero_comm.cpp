@@ -41,7 +41,7 @@ TEST_CASE("FSDP gathers one unit per layer; DeepSpeed one fetch per weight matri
   CHECK(fsdp.reduce_layer_s == Approx(reduce_scatter_s(p.hardware, g, layer * 2.0)));
   CHECK(fsdp.prefetch_fraction == 1.0);
 
-  p.job.framework.sharding.granularity = ShardGranularity::Buckets;
+  p.job.knobs.sharding.granularity = ShardGranularity::Buckets;
   const ShardedCollectives ds = sharded_collectives(p, cfg, 0, g);
   // 855,654,400 params per Llama-2-70B layer: ceil(/5e7) = 18 fetches > 7 matrices.
   CHECK(layer == 855654400.0);

@@ -74,13 +74,14 @@ ParallelConfig llama70b_config() {
   return c;
 }
 
-// GPT-3 175B on 96 GPUs (fp16): tp 4, pp 3 (GPipe, 96 layers), dp 8, ZeRO-3, full recompute, mb 2.
+// GPT-3 175B on 96 GPUs (fp16): tp 4, pp 3 (1F1B, 96 layers), dp 8, ZeRO-1, full recompute, mb 2:
+// what both Megatron-LM and DeepSpeed's pipeline engine run (neither runs GPipe or ZeRO-3 with PP).
 ParallelConfig gpt3_config() {
   ParallelConfig c;
-  c.tp = 4; c.pp = 3; c.dp = 8; c.zero_stage = 3;
+  c.tp = 4; c.pp = 3; c.dp = 8; c.zero_stage = 1;
   c.micro_batch_size = 2; c.num_micro_batches = 16;
   c.recompute = Recompute::Full; c.sequence_parallel = false;
-  c.schedule = ScheduleKind::GPipe; c.virtual_stages = 1; c.dp_overlap = false;
+  c.schedule = ScheduleKind::OneFOneB; c.virtual_stages = 1; c.dp_overlap = false;
   return c;
 }
 
@@ -158,5 +159,5 @@ TEST_CASE("deepspeed export: python's json module parses it") {
                                        "c[\"fp16\"][\"enabled\"])' " + path, rc);
   std::remove(path.c_str());
   REQUIRE(rc == 0);
-  CHECK(out == "256 2 16 3 True\n");  // 2 x 16 x dp 8 = 256
+  CHECK(out == "256 2 16 1 True\n");  // 2 x 16 x dp 8 = 256
 }

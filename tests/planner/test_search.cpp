@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "core/framework.h"
 #include "planner/search.h"
 #include "test_search_fixtures.h"
 
@@ -177,5 +178,20 @@ TEST_CASE("the pipeline floor of a bare sibling bounds every ZeRO/overlap siblin
       if (g.first > g.second * (1 + 1e-12)) ++violations;
     INFO(p.model.name << ": " << groups.size() << " groups, " << siblings << " configurations");
     CHECK(violations == 0);
+  }
+}
+
+TEST_CASE("pruned search equals exhaustive search under every framework's rules") {
+  for (auto f : {Framework::Megatron, Framework::DeepSpeed, Framework::Fsdp, Framework::Torchtitan,
+                 Framework::Nemo}) {
+    Problem p = problem("llama-2-13b", "a100-40gb-sxm", 32, 128, 4096);
+    p.job.framework = f;
+    p.job.convention = framework_spec(f).convention;
+    INFO(to_string(f));
+    SearchOptions opt;
+    opt.top_k = 6;
+    opt.pareto = true;
+    const SearchResult r = compare(p, opt);
+    for (const StepEstimate& e : r.top) CHECK(validate_framework(p, e.config, "t").empty());
   }
 }

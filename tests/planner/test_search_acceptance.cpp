@@ -165,7 +165,7 @@ TEST_CASE("impossible: a prime GPU count above a node leaves only tp=1 which doe
   // dropout = 86 GB at tp=1) need TP, which 13 GPUs cannot give; 16 GPUs with tp=8 fit. (Fused
   // attention keeps no scores and fits at tp=1.)
   Problem p = problem("llama-2-13b", "a100-80gb-sxm", 13, 13, 32768);
-  p.job.framework.attention = AttentionKind::Materialized;
+  p.job.knobs.attention = AttentionKind::Materialized;
   SearchOptions opt;
   const SearchResult r = search(p, opt);
   REQUIRE(r.top.empty());
@@ -175,7 +175,7 @@ TEST_CASE("impossible: a prime GPU count above a node leaves only tp=1 which doe
   CHECK(e.message.find("prime") != std::string::npos);
   CHECK(e.hint.find("16") != std::string::npos);
   Problem p16 = problem("llama-2-13b", "a100-80gb-sxm", 16, 16, 32768);
-  p16.job.framework.attention = AttentionKind::Materialized;
+  p16.job.knobs.attention = AttentionKind::Materialized;
   CHECK(!search(p16, opt).top.empty());
 }
 
@@ -197,7 +197,7 @@ TEST_CASE("impossible with the flags given: the hint names the flag value that f
   // Materialized attention: its s x s scores are what recomputation saves here. (With fused attention
   // the same flags fail on micro-batch 4, and the hint names --micro-batch 1.)
   Problem p = problem("llama-2-13b", "a100-80gb-sxm", 8, 64, 4096);
-  p.job.framework.attention = AttentionKind::Materialized;
+  p.job.knobs.attention = AttentionKind::Materialized;
   SearchOptions opt;
   opt.space.micro_batch = {4};
   opt.space.recompute = {Recompute::None};

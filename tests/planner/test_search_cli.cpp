@@ -93,7 +93,7 @@ TEST_CASE("cli plan: impossible problems give one line and exit 2") {
     require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --tp 2,x"));
     require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --schedule 2f2b"));
     require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --objective speed"));
-    require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --export nemo"));
+    require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --export jax"));
   }
 }
 
@@ -167,4 +167,48 @@ TEST_CASE("cli plan: --export megatron is a sourceable bash array") {
   CHECK(check.rc == 0);
   CHECK(std::stoi(check.out) > 10);
   CHECK(r.out.find("--global-batch-size 1024") != std::string::npos);
+}
+
+TEST_CASE("cli plan: --framework rules, table and refusals") {
+  const CliResult t = plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --top 3");
+  REQUIRE(t.rc == 0);
+  CHECK(t.out.find("framework megatron") != std::string::npos);
+  CHECK(t.out.find("18 B/param") != std::string::npos);
+  CHECK(t.out.find("zb-h1") == std::string::npos);
+  // A flag asking only for what the framework never runs: one line, exit 2.
+  require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --schedule zb-h1"));
+  require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --zero 3"));
+  require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework fsdp --tp 2"));
+  require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework jax"));
+  require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --export deepspeed"));
+  require_one_line_exit_2(
+      plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --bytes-per-param default"));
+  // JSON job carries the framework and its bytes per parameter.
+  const CliResult j = plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --format json --top 1");
+  REQUIRE(j.rc == 0);
+  CHECK(j.out.find("\"framework\": \"megatron\"") != std::string::npos);
+  CHECK(j.out.find("\"gradients\": 4") != std::string::npos);
+}
+
+TEST_CASE("cli plan: every framework export runs end to end") {
+  for (const char* kind : {"megatron", "deepspeed", "fsdp", "torchtitan", "nemo"}) {
+    INFO(kind);
+    const CliResult r = plan("llama-2-7b", std::string("--gpus 8 --global-batch 64 --export ") + kind);
+    CHECK(r.rc == 0);
+    CHECK_FALSE(r.out.empty());
+  }
+}
+
+TEST_CASE("cli estimate/simulate: --framework refuses what it cannot run, carries its convention") {
+  const std::string base = std::string(MESHPLAN_BIN) + " estimate --model " + kModels +
+                           "llama-2-7b.yaml --hardware a100-80gb-sxm --gpus 8 --global-batch 64 --tp 2 --pp 2";
+  require_one_line_exit_2(sh(base + " --framework megatron --schedule zb-h1"));
+  require_one_line_exit_2(sh(base + " --framework deepspeed --zero 2"));
+  const CliResult ok = sh(base + " --framework megatron --zero 1 --format json");
+  REQUIRE(ok.rc == 0);
+  CHECK(ok.out.find("\"framework\": \"megatron\"") != std::string::npos);
+  CHECK(ok.out.find("\"total\": 18") != std::string::npos);
+  const std::string sim = std::string(MESHPLAN_BIN) + " simulate --model " + kModels +
+                          "llama-2-7b.yaml --hardware a100-80gb-sxm --gpus 8 --global-batch 64 --tp 2 --pp 2";
+  require_one_line_exit_2(sh(sim + " --framework torchtitan --zero 1"));
 }

@@ -12,6 +12,9 @@ MEGATRON_ARGS=(
   --overlap-grad-reduce
   --overlap-param-gather
   --bf16
+  --main-grads-dtype fp32
+  --hidden-dropout 0.0
+  --attention-dropout 0.0
   --num-layers 80
   --hidden-size 8192
   --num-attention-heads 64
@@ -22,6 +25,7 @@ MEGATRON_ARGS=(
   --max-position-embeddings 4096
   --swiglu
   --position-embedding-type rope
+  --rotary-base 10000
   --disable-bias-linear
   --normalization RMSNorm
   --untie-embeddings-and-output-weights

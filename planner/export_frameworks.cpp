@@ -1,0 +1,179 @@
+// torchtitan TOML, NeMo YAML and the checked dispatcher over every framework export.
+// Key names: torchtitan/config/job_config.py at pytorch/torchtitan 238fa99 (last TOML release
+// layout); NeMo examples/nlp/language_modeling/conf/megatron_gpt_config.yaml (model.* keys are
+// Megatron Core TransformerConfig fields).
+#include "planner/export_frameworks.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/framework.h"
+#include "planner/export.h"
+
+namespace meshplan {
+
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+std::string boolean(bool b) { return b ? "true" : "false"; }
+
+int64_t nodes_of(const Problem& p) {
+  const int64_t per = std::max<int64_t>(1, p.hardware.gpus_per_node);
+  return (p.job.gpus + per - 1) / per;
+}
+
+const char* torchtitan_schedule(const ParallelConfig& c) {
+  switch (c.schedule) {
+    case ScheduleKind::GPipe: return "GPipe";
+    case ScheduleKind::Interleaved: return "Interleaved1F1B";
+    default: return "1F1B";
+  }
+}
+
+// The model shape the cost assumed, for formats whose model comes from code (torchtitan flavors).
+std::string model_comment(const Problem& p) {
+  const ModelSpec& m = p.model;
+  std::ostringstream o;
+  o << "# model the cost assumed: layers " << m.num_layers << ", hidden " << m.hidden_size << ", heads "
+    << m.num_heads << ", kv heads " << m.num_kv_heads << (m.num_kv_heads < m.num_heads ? " (GQA)" : "")
+    << ", ffn " << m.intermediate_size
+    << (m.mlp == MlpKind::Gated ? " SwiGLU" : " GELU") << ", vocab " << m.vocab_size
+    << (m.dropout ? ", dropout on" : ", no dropout")
+    << (m.rope_theta > 0 ? ", rope_theta " + std::to_string(std::llround(m.rope_theta)) : std::string())
+    << (m.tie_word_embeddings ? ", tied embeddings" : ", untied embeddings") << "\n";
+  return o.str();
+}
+
+}  // namespace
+
+std::string torchtitan_toml(const Problem& p, const ParallelConfig& c, bool fsdp_only) {
+  std::ostringstream o;
+  o << "# torchtitan job config from meshplan plan: " << p.model.name << " on " << p.job.gpus << " x "
+    << p.hardware.name << " (tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << ", zero "
+    << c.zero_stage << ").\n";
+  if (fsdp_only)
+    o << "# PyTorch FSDP through torchtitan's FSDP2 trainer: zero 3 = FULL_SHARD (reshard always),\n"
+      << "# zero 2 = SHARD_GRAD_OP (reshard never), zero 0 = NO_SHARD (replicate, DDP).\n";
+  o << "# Launch: torchrun --nproc_per_node " << std::min<int64_t>(p.job.gpus, p.hardware.gpus_per_node)
+    << " --nnodes " << nodes_of(p) << " -m torchtitan.train --job.config_file <this file>\n";
+  o << model_comment(p);
+  o << "\n[job]\ndescription = \"" << p.model.name << " (meshplan)\"\n";
+  o << "\n[training]\n"
+    // torchtitan/train.py: accumulation steps = global / (local x DP); with PP, local is one
+    // pipeline step's batch, cut into micro-batches of pipeline_parallel_microbatch_size.
+    << "local_batch_size = " << (c.pp > 1 ? c.micro_batch_size * c.num_micro_batches : c.micro_batch_size) << "\n"
+    << "global_batch_size = " << p.job.global_batch << "\n"
+    << "seq_len = " << p.job.seq_len << "\n"
+    << "mixed_precision_param = \"" << (p.job.dtype == "fp32" ? "float32" : "bfloat16") << "\"\n"
+    << "mixed_precision_reduce = \"float32\"\n";
+  const bool shard = c.zero_stage >= 2;
+  o << "\n[parallelism]\n"
+    << "data_parallel_replicate_degree = " << (shard ? 1 : c.dp) << "\n"
+    << "data_parallel_shard_degree = " << (shard ? c.dp : 1) << "\n";
+  if (shard) o << "fsdp_reshard_after_forward = \"" << (c.zero_stage == 3 ? "always" : "never") << "\"\n";
+  o << "tensor_parallel_degree = " << c.tp << "\n"
+    << "pipeline_parallel_degree = " << c.pp << "\n"
+    << "context_parallel_degree = 1\n";
+  if (c.pp > 1) {
+    const int64_t chunk = p.model.num_layers / (static_cast<int64_t>(c.pp) * c.virtual_stages);
+    o << "pipeline_parallel_schedule = \"" << torchtitan_schedule(c) << "\"\n"
+      << "pipeline_parallel_microbatch_size = " << c.micro_batch_size << "\n"
+      << "pipeline_parallel_layers_per_stage = " << chunk << "\n"
+      << "pipeline_parallel_first_stage_less_layers = 0\n"
+      << "pipeline_parallel_last_stage_less_layers = 0\n";
+  }
+  o << "\n[activation_checkpoint]\n"
+    << "mode = \"" << to_string(c.recompute) << "\"\n";
+  if (c.recompute == Recompute::Selective) o << "selective_ac_option = \"op\"\n";
+  return o.str();
+}
+
+std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
+  const ModelSpec& m = p.model;
+  std::ostringstream o;
+  o << "# NeMo (Megatron Core) config from meshplan plan: " << m.name << " on " << p.job.gpus << " x "
+    << p.hardware.name << " (tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << ", zero "
+    << c.zero_stage << ", " << to_string(c.schedule) << ").\n"
+    << "# Merge into megatron_gpt_config.yaml (these keys override it).\n";
+  o << "trainer:\n"
+    << "  devices: " << std::min<int64_t>(p.job.gpus, p.hardware.gpus_per_node) << "\n"
+    << "  num_nodes: " << nodes_of(p) << "\n"
+    << "  precision: " << (p.job.dtype == "fp16" ? "16-mixed" : "bf16-mixed") << "\n"
+    << "model:\n"
+    << "  micro_batch_size: " << c.micro_batch_size << "\n"
+    << "  global_batch_size: " << p.job.global_batch << "\n"
+    << "  tensor_model_parallel_size: " << c.tp << "\n"
+    << "  pipeline_model_parallel_size: " << c.pp << "\n"
+    << "  virtual_pipeline_model_parallel_size: "
+    << (c.schedule == ScheduleKind::Interleaved ? str(c.virtual_stages) : "null") << "\n"
+    << "  sequence_parallel: " << boolean(c.sequence_parallel) << "\n"
+    << "  encoder_seq_length: " << p.job.seq_len << "\n"
+    << "  max_position_embeddings: " << std::max<int64_t>(p.job.seq_len, m.max_position_embeddings) << "\n"
+    << "  num_layers: " << m.num_layers << "\n"
+    << "  hidden_size: " << m.hidden_size << "\n"
+    << "  ffn_hidden_size: " << m.intermediate_size << "\n"
+    << "  num_attention_heads: " << m.num_heads << "\n"
+    << "  num_query_groups: " << (m.num_kv_heads != m.num_heads ? str(m.num_kv_heads) : "null") << "\n"
+    << "  hidden_dropout: " << (m.dropout ? "0.1" : "0.0") << "\n"
+    << "  attention_dropout: " << (m.dropout ? "0.1" : "0.0") << "\n"
+    << "  ffn_dropout: 0.0\n"
+    << "  position_embedding_type: " << (m.learned_positions ? "learned_absolute" : "rope") << "\n";
+  if (!m.learned_positions && m.rope_theta > 0) o << "  rotary_base: " << std::llround(m.rope_theta) << "\n";
+  o
+    << "  normalization: " << (m.biases ? "layernorm" : "rmsnorm") << "\n"
+    << "  bias: " << boolean(m.biases) << "\n"
+    << "  activation: " << (m.mlp == MlpKind::Gated ? "fast-swiglu" : "gelu") << "\n"
+    << "  share_embeddings_and_output_weights: " << boolean(m.tie_word_embeddings) << "\n"
+    << "  megatron_amp_O2: true\n";
+  if (c.recompute == Recompute::None) {
+    o << "  activations_checkpoint_granularity: null\n";
+  } else if (c.recompute == Recompute::Selective) {
+    o << "  activations_checkpoint_granularity: selective\n";
+  } else {
+    o << "  activations_checkpoint_granularity: full\n"
+      << "  activations_checkpoint_method: uniform\n"
+      << "  activations_checkpoint_num_layers: 1\n";
+  }
+  o << "  optim:\n"
+    << "    name: " << (c.zero_stage >= 1 ? "distributed_fused_adam" : "fused_adam") << "\n";
+  return o.str();
+}
+
+bool is_framework_export(const std::string& kind) {
+  return kind == "megatron" || kind == "deepspeed" || kind == "fsdp" || kind == "torchtitan" ||
+         kind == "nemo";
+}
+
+Framework export_framework(const std::string& kind) { return *parse_framework(kind); }
+
+Result<ExportText> export_for_framework(const std::string& kind, const Problem& p, const ParallelConfig& c) {
+  Problem fp = p;
+  fp.job.framework = export_framework(kind);
+  const std::string where = "--export " + kind;
+  ErrorList e = validate_framework(fp, c, where);
+  if (!e.empty()) return e.front();
+  if (p.job.dtype != "bf16" && p.job.dtype != "fp16" && p.job.dtype != "fp32")
+    return make_error(where, "--dtype", p.job.dtype, "has no " + kind + " precision setting",
+                      "plan with --dtype bf16");
+  ExportText out;
+  if (kind == "megatron") {
+    auto text = megatron_export(p, c);
+    if (!text) return text.error();
+    out.text = text.value();
+  } else if (kind == "deepspeed") {
+    out.text = deepspeed_config_json(p, c);
+    if (static_cast<int64_t>(c.tp) * c.pp > 1)
+      out.note = "deepspeed: tp*pp = " + str(static_cast<int64_t>(c.tp) * c.pp) +
+                 " > 1: pass a Megatron mpu (deepspeed.initialize(..., mpu=mpu), e.g. "
+                 "Megatron-DeepSpeed) or a PipelineModule with partition_method='uniform'; without it "
+                 "DeepSpeed takes DP = world size and its batch check fails (train_batch_size " +
+                 str(p.job.global_batch) + " needs DP = " + str(c.dp) + ")";
+  } else if (kind == "fsdp" || kind == "torchtitan") {
+    out.text = torchtitan_toml(p, c, kind == "fsdp");
+  } else {
+    out.text = nemo_yaml(p, c);
+  }
+  return out;
+}
+
+}  // namespace meshplan

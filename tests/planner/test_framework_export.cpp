@@ -1,0 +1,264 @@
+// Framework exports (--export megatron|deepspeed|fsdp|torchtitan|nemo): golden files, refusal of
+// what a framework cannot run, Megatron layouts for uneven splits, and DeepSpeed's own validator.
+// Set MESHPLAN_UPDATE_GOLDEN=1 to rewrite the golden files after an intended change.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/framework.h"
+#include "planner/export.h"
+#include "planner/export_frameworks.h"
+#include "planner/search.h"
+#include "skip.h"
+#include "test_search_fixtures.h"
+
+using namespace meshplan;
+using planner_test::problem;
+
+namespace {
+
+const std::string kGolden = std::string(MESHPLAN_GOLDEN_DIR) + "/planner/";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void check_golden(const std::string& name, const std::string& text) {
+  const std::string path = kGolden + name;
+  if (const char* u = std::getenv("MESHPLAN_UPDATE_GOLDEN"); u && std::string(u) == "1")
+    std::ofstream(path, std::ios::binary) << text;
+  INFO("golden " << path << " (MESHPLAN_UPDATE_GOLDEN=1 rewrites it)");
+  CHECK(slurp(path) == text);
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/meshplan_test_fwexport_" + std::to_string(getpid()) + "_" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::string run(const std::string& cmd, int& rc) {
+  std::string out;
+  FILE* f = popen(cmd.c_str(), "r");
+  REQUIRE(f != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  const int status = pclose(f);
+  rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+Problem on(Problem p, Framework f) {
+  p.job.framework = f;
+  p.job.convention = framework_spec(f).convention;
+  return p;
+}
+
+ParallelConfig config(int tp, int pp, int dp, int zero, int64_t mb, int64_t M, Recompute r, bool sp,
+                      ScheduleKind s = ScheduleKind::OneFOneB, int v = 1) {
+  ParallelConfig c;
+  c.tp = tp; c.pp = pp; c.dp = dp; c.zero_stage = zero; c.micro_batch_size = mb;
+  c.num_micro_batches = M; c.recompute = r; c.sequence_parallel = sp; c.schedule = s;
+  c.virtual_stages = v;
+  return c;
+}
+
+std::string exported(const std::string& kind, const Problem& p, const ParallelConfig& c) {
+  auto e = export_for_framework(kind, p, c);
+  INFO((e ? std::string() : e.error().one_line()));
+  REQUIRE(e.ok());
+  return e->text;
+}
+
+Problem llama70b() { return problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096); }
+
+}  // namespace
+
+TEST_CASE("framework exports: golden files") {
+  const Problem p = llama70b();
+  check_golden("fw_megatron_llama-2-70b_tp2pp4.sh",
+               exported("megatron", on(p, Framework::Megatron),
+                        config(2, 4, 16, 1, 1, 64, Recompute::Selective, true)));
+  check_golden("fw_deepspeed_llama-2-70b_pp4.json",
+               exported("deepspeed", on(p, Framework::DeepSpeed),
+                        config(2, 4, 16, 1, 1, 64, Recompute::Full, false)));
+  check_golden("fw_torchtitan_llama-2-70b.toml",
+               exported("torchtitan", on(p, Framework::Torchtitan),
+                        config(8, 4, 4, 3, 1, 256, Recompute::Selective, true, ScheduleKind::Interleaved, 2)));
+  check_golden("fw_fsdp_llama-2-7b.toml",
+               exported("fsdp", on(problem("llama-2-7b", "a100-80gb-sxm", 64, 512, 4096), Framework::Fsdp),
+                        config(1, 1, 64, 3, 2, 4, Recompute::Full, false)));
+  check_golden("fw_nemo_llama-2-70b.yaml",
+               exported("nemo", on(p, Framework::Nemo),
+                        config(8, 4, 4, 1, 1, 256, Recompute::Full, true, ScheduleKind::Interleaved, 5)));
+}
+
+TEST_CASE("megatron export: dropout switched off for a model without it, on for GPT, rotary base") {
+  const std::string llama = exported("megatron", on(llama70b(), Framework::Megatron),
+                                     config(8, 4, 4, 1, 1, 256, Recompute::Selective, true));
+  CHECK(llama.find("--hidden-dropout 0.0") != std::string::npos);
+  CHECK(llama.find("--attention-dropout 0.0") != std::string::npos);
+  CHECK(llama.find("--main-grads-dtype fp32") != std::string::npos);
+  CHECK(llama.find("--rotary-base 10000\n") != std::string::npos);  // rope_theta of the model file
+  const Problem gpt = on(problem("gpt3-175b", "a100-80gb-sxm", 1024, 2048, 2048), Framework::Megatron);
+  const std::string g = exported("megatron", gpt, config(8, 8, 16, 0, 1, 128, Recompute::Selective, true));
+  CHECK(g.find("--hidden-dropout 0.1") != std::string::npos);
+}
+
+TEST_CASE("megatron export: layers that do not divide by pp get a pipeline layout") {
+  // 80 layers over pp 6: 13/14 layers per stage; validate_args would reject an even split request.
+  Problem p = on(problem("llama-2-70b", "a100-80gb-sxm", 96, 960, 4096), Framework::Megatron);
+  const ParallelConfig c = config(8, 6, 2, 1, 1, 480, Recompute::Selective, true);
+  REQUIRE(validate_config(p, c, "t").empty());
+  const std::string text = exported("megatron", p, c);
+  const std::vector<int> chunks = layers_per_chunk(p.model, c);
+  std::string layout;
+  for (size_t i = 0; i < chunks.size(); ++i)
+    layout += std::string(i ? "|" : "E") + "t*" + std::to_string(chunks[i]) + (i + 1 == chunks.size() ? "L" : "");
+  CHECK(text.find("--pipeline-model-parallel-layout \"" + layout + "\"") != std::string::npos);
+  CHECK(text.find("--num-layers-per-virtual-pipeline-stage") == std::string::npos);
+  // The array sources in bash: the quoted layout is one element.
+  const std::string path = temp_file("layout.sh", text);
+  int rc = 0;
+  const std::string args = run("bash -c 'source " + path + " && printf \"%s\\n\" \"${MEGATRON_ARGS[@]}\"'", rc);
+  std::remove(path.c_str());
+  REQUIRE(rc == 0);
+  CHECK(args.find("--pipeline-model-parallel-layout\n" + layout + "\n") != std::string::npos);
+}
+
+TEST_CASE("exports refuse what the framework cannot run, in one line") {
+  const Problem p = llama70b();
+  const ParallelConfig zb = config(2, 4, 16, 1, 1, 64, Recompute::Selective, true, ScheduleKind::ZeroBubbleH1);
+  auto m = export_for_framework("megatron", p, zb);
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().field == "--schedule");
+  auto d = export_for_framework("deepspeed", p, config(2, 4, 16, 2, 1, 64, Recompute::Full, false));
+  REQUIRE_FALSE(d.ok());
+  CHECK(d.error().field == "--zero");
+  CHECK(d.error().one_line().find('\n') == std::string::npos);
+  auto f = export_for_framework("fsdp", p, config(2, 1, 64, 3, 1, 16, Recompute::Full, true));
+  REQUIRE_FALSE(f.ok());
+  CHECK(f.error().field == "--tp");
+}
+
+TEST_CASE("deepspeed export: the mpu requirement is stated when tp*pp > 1") {
+  auto e = export_for_framework("deepspeed", on(llama70b(), Framework::DeepSpeed),
+                                config(2, 4, 16, 1, 1, 64, Recompute::Full, false));
+  REQUIRE(e.ok());
+  CHECK(e->note.find("mpu") != std::string::npos);
+  auto flat = export_for_framework("deepspeed", on(llama70b(), Framework::DeepSpeed),
+                                   config(1, 1, 128, 3, 1, 8, Recompute::Full, false));
+  REQUIRE(flat.ok());
+  CHECK(flat->note.empty());
+}
+
+TEST_CASE("plans searched under a framework only hold what it runs, and export") {
+  for (auto f : {Framework::Megatron, Framework::DeepSpeed, Framework::Torchtitan, Framework::Nemo}) {
+    const Problem p = on(problem("llama-2-13b", "a100-80gb-sxm", 32, 128, 4096), f);
+    SearchOptions opt;
+    opt.top_k = 10;
+    const SearchResult r = search(p, opt);
+    REQUIRE_FALSE(r.top.empty());
+    for (const StepEstimate& e : r.top) {
+      INFO(to_string(f) << " tp " << e.config.tp << " pp " << e.config.pp << " zero " << e.config.zero_stage
+                        << " " << to_string(e.config.schedule));
+      CHECK(validate_framework(p, e.config, "t").empty());
+      CHECK(export_for_framework(to_string(f), p, e.config).ok());
+    }
+  }
+}
+
+TEST_CASE("deepspeed export: DeepSpeed's own DeepSpeedConfig accepts it") {
+  const char* venv = std::getenv("MESHPLAN_VALIDATORS_VENV");
+  const std::string python = std::string(venv && *venv ? venv : "/opt/meshplan-validators") + "/bin/python";
+  if (access(python.c_str(), X_OK) != 0)
+    meshplan_test::skip("no validators venv (scripts/install-framework-validators.sh could not make it)");
+  struct Case { ParallelConfig c; Problem p; };
+  const Problem base = on(llama70b(), Framework::DeepSpeed);
+  for (const ParallelConfig& c : {config(2, 4, 16, 1, 1, 64, Recompute::Full, false),
+                                  config(1, 1, 128, 3, 2, 4, Recompute::Full, false),
+                                  config(8, 1, 16, 2, 4, 16, Recompute::None, false)}) {
+    const std::string path = temp_file("ds.json", exported("deepspeed", base, c));
+    int rc = 0;
+    const std::string out = run(python + " " + MESHPLAN_SOURCE_DIR + "/tests/validators/deepspeed_validate.py " +
+                                    path + " " + std::to_string(base.job.gpus) + " " + std::to_string(c.dp) +
+                                    " " + std::to_string(c.tp * c.pp) + " 2>&1",
+                                rc);
+    std::remove(path.c_str());
+    INFO(out);
+    if (rc == 4) meshplan_test::skip(out.c_str());  // deepspeed could not be installed here
+    CHECK(rc == 0);
+  }
+}
+
+TEST_CASE("torchtitan/fsdp TOML: tomllib parses it and every key is torchtitan's, NeMo YAML parses") {
+  const std::string python = MESHPLAN_PYTHON;
+  if (python.empty()) meshplan_test::skip("no python3 found at configure time");
+  const Problem p = llama70b();
+  const std::vector<std::pair<std::string, ParallelConfig>> tomls = {
+      {"torchtitan", config(8, 4, 4, 3, 1, 256, Recompute::Selective, true, ScheduleKind::Interleaved, 2)},
+      {"torchtitan", config(8, 2, 8, 2, 1, 128, Recompute::Full, true, ScheduleKind::GPipe)},
+      {"fsdp", config(1, 1, 128, 0, 1, 8, Recompute::None, false)}};
+  for (const auto& [kind, c] : tomls) {
+    const std::string path = temp_file("tt.toml", exported(kind, on(p, parse_framework(kind).value()), c));
+    int rc = 0;
+    const std::string out =
+        run(python + " " + MESHPLAN_SOURCE_DIR + "/tests/validators/torchtitan_keys.py " + path + " 2>&1", rc);
+    std::remove(path.c_str());
+    INFO(out);
+    CHECK(rc == 0);
+  }
+  const std::string yaml = temp_file("nemo.yaml", exported("nemo", on(p, Framework::Nemo),
+                                                           config(8, 4, 4, 1, 1, 256, Recompute::Selective, true)));
+  int rc = 0;
+  const std::string out = run(python + " -c 'import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); m=d[\"model\"]; "
+                                       "print(m[\"tensor_model_parallel_size\"], m[\"pipeline_model_parallel_size\"], "
+                                       "m[\"num_query_groups\"], m[\"hidden_dropout\"], m[\"activations_checkpoint_granularity\"], "
+                                       "d[\"trainer\"][\"num_nodes\"])' " + yaml + " 2>&1", rc);
+  std::remove(yaml.c_str());
+  CHECK(rc == 0);
+  CHECK(out == "8 4 8 0.0 selective 16\n");
+}
+
+TEST_CASE("megatron export: Megatron Core's own PipelineParallelLayerLayout accepts our layouts") {
+  const char* venv = std::getenv("MESHPLAN_VALIDATORS_VENV");
+  const std::string python = std::string(venv && *venv ? venv : "/opt/meshplan-validators") + "/bin/python";
+  if (access(python.c_str(), X_OK) != 0)
+    meshplan_test::skip("no validators venv (scripts/install-framework-validators.sh could not make it)");
+  struct Case { Problem p; ParallelConfig c; };
+  Problem l70 = on(problem("llama-2-70b", "a100-80gb-sxm", 96, 960, 4096), Framework::Megatron);
+  Problem l7 = on(problem("llama-2-7b", "a100-80gb-sxm", 48, 96, 4096), Framework::Megatron);
+  std::vector<Case> cases = {
+      {l70, config(8, 6, 2, 1, 1, 480, Recompute::Selective, true)},                              // 80 / 6
+      {l7, config(2, 3, 8, 1, 1, 12, Recompute::Full, true, ScheduleKind::Interleaved, 2)},       // 32 / 6 chunks
+      {l7, config(1, 6, 8, 0, 1, 12, Recompute::None, false, ScheduleKind::OneFOneB)}};            // 32 / 6
+  ParallelConfig custom = config(2, 3, 8, 1, 1, 12, Recompute::Selective, true);
+  custom.layers_per_stage = {9, 12, 11};  // a user's --layers-per-stage
+  cases.push_back({l7, custom});
+  for (const Case& k : cases) {
+    REQUIRE(validate_config(k.p, k.c, "t").empty());
+    const std::string text = exported("megatron", k.p, k.c);
+    const std::string flag = "--pipeline-model-parallel-layout \"";
+    const size_t at = text.find(flag);
+    REQUIRE(at != std::string::npos);
+    const std::string layout = text.substr(at + flag.size(), text.find('"', at + flag.size()) - at - flag.size());
+    int rc = 0;
+    const std::string out = run(python + " " + MESHPLAN_SOURCE_DIR + "/tests/validators/megatron_layout_validate.py '" +
+                                    layout + "' " + std::to_string(k.c.pp) + " " +
+                                    std::to_string(k.p.model.num_layers) + " " + std::to_string(k.c.virtual_stages) +
+                                    " 2>&1",
+                                rc);
+    INFO(out);
+    if (rc == 4) meshplan_test::skip(out.c_str());  // megatron-core could not be installed here
+    CHECK(rc == 0);
+  }
+}
