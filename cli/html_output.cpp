@@ -45,7 +45,13 @@ Result<bool> write_html_report(const std::string& path, const std::string& comma
     else in.timeline_note = "No timeline: the simulator rejected this plan: " + ps.error().one_line();
   }
   in.accuracy = validation_accuracy(candidates.front().config, profiles_dir);
-  return write_text_file(path, html_report(in));
+  auto w = write_text_file(path, html_report(in));
+  if (!w) {
+    Error e = w.error();
+    e.field = "--html";  // write_text_file names --output
+    return e;
+  }
+  return w;
 }
 
 }  // namespace meshplan::cli
