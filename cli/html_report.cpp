@@ -128,7 +128,7 @@ std::string memory_section(const HtmlReportInput& in) {
 std::string time_section(const HtmlReportInput& in) {
   const StepEstimate& e = in.candidates.front();
   const TimeBreakdown& t = e.time;
-  std::string s = "<section id=\"time\"><h2>Step time of the chosen plan: " + esc(fixed(t.step_s, 3)) + " s</h2>\n";
+  std::string s = "<section id=\"time\"><h2>Step time of the plan: " + esc(fixed(t.step_s, 3)) + " s</h2>\n";
   s += "<p class=\"note\">" + esc(config_label(e.config)) + ". Exposed (not overlapped) time per step, from the cost "
        "model; bottleneck: " + esc(to_string(e.bottleneck)) + ".</p>\n";
   s += breakdown_bar_svg({t.compute_s, t.tp_comm_s, t.pp_comm_s, t.pp_bubble_s, t.dp_comm_s, t.optimizer_s}, kTimeParts,
@@ -137,7 +137,7 @@ std::string time_section(const HtmlReportInput& in) {
 }
 
 std::string timeline_section(const HtmlReportInput& in) {
-  std::string s = "<section id=\"timeline\"><h2>Timeline of the chosen plan (simulator)</h2>\n";
+  std::string s = "<section id=\"timeline\"><h2>Timeline of the plan (simulator)</h2>\n";
   if (!in.timeline_note.empty()) s += "<p class=\"note\">" + esc(in.timeline_note) + "</p>\n";
   std::string svg = in.timeline_svg;
   if (svg.rfind("<?xml", 0) == 0) svg.erase(0, svg.find('\n') + 1);  // inline SVG takes no XML declaration
@@ -191,7 +191,7 @@ std::string html_report(const HtmlReportInput& in) {
                             std::to_string(in.problem.job.gpus) + " × " + in.problem.hardware.name;
   std::string s = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title) +
                   "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + esc(title) + "</h1>\n";
-  s += "<p class=\"note\">Chosen plan: " + esc(config_label(in.candidates.front().config)) + "</p>\n";
+  s += std::string("<p class=\"note\">") + (in.command == "plan" ? "Chosen plan: " : "Plan: ") + esc(config_label(in.candidates.front().config)) + "</p>\n";
   s += problem_section(in);
   if (in.command == "plan") s += pareto_section(in) + candidates_section(in);
   s += memory_section(in) + time_section(in) + timeline_section(in) + accuracy_section(in) + provenance_section();
