@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "cli/launch_export.h"
 #include "cli/options.h"
 #include "cli/plan_file.h"
@@ -22,6 +23,7 @@ struct EstimateArgs {
   OutputOptions output;
   PlanInputOptions plan;
   std::string export_kind;  // "" or a launch-script kind (cli/launch_export.h)
+  std::string html;         // --html FILE: the one-plan report page (cli/html_report.h)
 };
 
 int run_estimate(const EstimateArgs& a) {
@@ -47,6 +49,9 @@ int run_estimate(const EstimateArgs& a) {
     plan.searched = 1;
     if (auto w = write_text_file(a.output.output, plan_file_json(plan)); !w) return report_error(w.error());
   }
+  if (!a.html.empty())
+    if (auto w = write_html_report(a.html, "estimate", s.problem, {est}, {}, "", nullptr, a.problem.profiles_dir); !w)
+      return report_error(w.error());
   return kExitOk;
 }
 
@@ -62,6 +67,8 @@ void add_estimate_command(CLI::App& app, int& exit_code) {
   add_output_options(sub, args->output);
   sub->add_option("--export", args->export_kind,
                   "Print a launch script instead: slurm | torchrun (Megatron-LM via torchrun), mpirun | srun (meshplan run)");
+  sub->add_option("--html", args->html,
+                  "Write a self-contained HTML report of this plan: memory and time breakdowns, timeline, accuracy");
   sub->footer("--output FILE writes a plan file (meshplan.plan/1) with this configuration as its "
               "only candidate; --plan FILE [--candidate i] reads one back (config flags override).");
   sub->callback([args, &exit_code] { exit_code = run_estimate(*args); });

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/launch_export.h"
 #include "cli/help_text.h"
+#include "cli/html_output.h"
 #include "cli/options.h"
 #include "cli/plan_file.h"
 #include "cli/report.h"
@@ -43,6 +44,7 @@ struct PlanArgs {
   double dollars_per_gpu_hour = 0;
   bool explain = false, pareto = false, no_progress = false;
   std::string export_kind;  // "", "megatron", "deepspeed"
+  std::string html;         // --html FILE: the self-contained report page (cli/html_report.h)
 };
 
 Result<std::vector<int64_t>> parse_ints(const std::string& text, const char* flag, int64_t lo,
@@ -242,8 +244,12 @@ int run_plan(const PlanArgs& in) {
   {
     ProgressBar bar(!a.no_progress);
     opt.progress = [&bar](int64_t done, int64_t total) { bar.update(done, total); };
-    r = search(p, opt);
+    SearchOptions searched = opt;
+    searched.pareto = opt.pareto || !a.html.empty();  // the page draws the front even without --pareto
+    r = search(p, searched);
   }
+  std::vector<StepEstimate> front;
+  if (!a.html.empty()) front = opt.pareto ? r.pareto : std::move(r.pareto);
   if (r.top.empty()) return report_error(diagnose_no_plan(p, opt, r));
   const std::string why = a.explain ? explain_text(p, opt, r) : "";
   opt.top_k = a.top;
@@ -261,6 +267,12 @@ int run_plan(const PlanArgs& in) {
     std::cerr << note << "\n";
   if (!a.output.output.empty())
     if (auto w = write_text_file(a.output.output, json); !w) return report_error(w.error());
+  if (!a.html.empty()) {
+    const std::string summary = "searched " + group_thousands(r.space) + " configurations, " +
+                                group_thousands(r.fitting()) + " fit; objective " + to_string(opt.objective);
+    auto w = write_html_report(a.html, "plan", p, r.top, front, summary, nullptr, a.problem.profiles_dir);
+    if (!w) return report_error(w.error());
+  }
   return kExitOk;
 }
 
@@ -305,6 +317,8 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   sub->add_flag("-q,--quiet,--no-progress", args->no_progress,
                 "Never draw the progress bar (drawn on stderr when it is a terminal and the search runs over 1 s)");
   add_output_options(sub, args->output);
+  sub->add_option("--html", args->html,
+                  "Write a self-contained HTML report: Pareto front, memory and time breakdowns, timeline, accuracy");
   sub->footer("--output FILE writes the plan file (meshplan.plan/1 JSON) for simulate and run. "
               "Impossible problems print one line saying what would fit and exit 2.");
   sub->callback([args, &exit_code] { exit_code = run_plan(*args); });

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "cli/options.h"
 #include "cli/simulate_report.h"
 #include "core/io.h"
@@ -26,6 +27,7 @@ struct SimulateArgs {
   OutputOptions output;
   PlanInputOptions plan;
   std::string trace, svg, dot, graph, schedule_file;
+  std::string html;  // --html FILE: the one-plan report page (cli/html_report.h); needs a plan
   double svg_from_ms = 0, svg_to_ms = -1;  // Gantt time window in ms; -1 = end of the step
   std::string svg_rows;                    // Gantt rows "a-b" or "a" (lanes); empty = all
   bool ideal_network = false;
@@ -169,6 +171,13 @@ int run_simulate(const SimulateArgs& a) {
                             " M=" + std::to_string(ps->schedule.num_micro_batches) +
                             (ctx.problem ? ", " + ctx.problem->model.name : std::string());
   if (auto w = write_timelines(a, *ps, title); !w) return report_error(w.error());
+  if (!a.html.empty()) {
+    if (!ctx.problem)
+      return report_error(make_error("command line", "--html", a.html, "the report needs a plan",
+                                     "give --plan FILE or --model ... --gpus ..."));
+    auto w = write_html_report(a.html, "simulate", *ctx.problem, {ps->estimate}, {}, "", &*ps, a.problem.profiles_dir);
+    if (!w) return report_error(w.error());
+  }
   std::string report;
   if (a.output.format == "table") report = simulate_table(*ps, ctx);
   else if (a.output.format == "json") report = simulate_json(*ps, ctx);
@@ -195,6 +204,8 @@ void add_simulate_command(CLI::App& app, int& exit_code) {
   sub->add_option("--svg-to-ms", args->svg_to_ms, "Gantt chart: end of the time window, ms (default: end of the step)");
   sub->add_option("--svg-rows", args->svg_rows,
                   "Gantt chart: rows a-b, 0-based (row = replica * pp + pipeline rank) (default: all)");
+  sub->add_option("--html", args->html,
+                  "Write a self-contained HTML report of this plan: memory and time breakdowns, timeline, accuracy");
   sub->add_option("--dot", args->dot, "Write the schedule's dependency graph as DOT text");
   sub->add_option("--graph", args->graph, "Render the dependency graph to SVG through Graphviz (small plans)");
   sub->add_option("--schedule-file", args->schedule_file,

@@ -59,4 +59,19 @@ std::string validation_regime_note(const ParallelConfig& cfg, const std::string&
   return regime_note(r, regime_accuracy(runs, configs, r));
 }
 
+ValidationAccuracy validation_accuracy(const ParallelConfig& cfg, const std::string& profiles_dir) {
+  std::vector<RunPrediction> runs;
+  std::vector<ParallelConfig> configs;
+  predict_all(profiles_dir, runs, configs);
+  ValidationAccuracy a;
+  const ErrorStats held = error_stats(runs, [](const RunPrediction& r) { return !r.tuning && r.skipped.empty(); });
+  a.held_out_runs = held.runs;
+  a.held_out_mean_abs_error = held.mean_abs_error;
+  const Regime r = regime_of(cfg);
+  a.regime = describe(r);
+  a.in_regime = regime_accuracy(runs, configs, r);
+  a.note = regime_note(r, a.in_regime);
+  return a;
+}
+
 }  // namespace meshplan::cli

@@ -8,6 +8,7 @@ PKGS=(build-essential cmake pkg-config git
       libcli11-dev libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev catch2
       libgraphviz-dev graphviz openmpi-bin libopenmpi-dev
       python3 python3-numpy python3-yaml)
+PKGS+=(chromium fonts-liberation)  # tests/report/test_html_browser.py renders the --html reports headless (fonts are only Recommends)
 PKGS+=(iproute2 util-linux)  # tests/multinode/: ip netns, veth, unshare --uts (two hosts on one machine)
 PKGS+=(clang libclang-rt-14-dev)  # libFuzzer + sanitizer runtimes for scripts/test-fuzz.sh
 # PyTorch on CPU is the external oracle for the executor's gradients (tests skip without it).
