@@ -38,9 +38,6 @@ int run_estimate(const EstimateArgs& a) {
   std::cout << (a.export_kind.empty() ? render_estimate(s.problem, est, a.output.format)
                                       : launch_export(a.export_kind, s.problem, s.config));
   std::cout.flush();
-  // One line on stderr (stdout stays byte-identical and parseable) when validation shows us weak here.
-  if (const std::string note = validation_regime_note(s.config, a.problem.profiles_dir); !note.empty())
-    std::cerr << note << "\n";
   if (!a.output.output.empty()) {
     // --output writes a plan file with this one candidate, so it can be simulated or run.
     PlanFile plan;
@@ -52,6 +49,11 @@ int run_estimate(const EstimateArgs& a) {
   if (!a.html.empty())
     if (auto w = write_html_report(a.html, "estimate", s.problem, {est}, {}, "", nullptr, a.problem.profiles_dir); !w)
       return report_error(w.error());
+  // One line on stderr (stdout stays byte-identical and parseable) when validation shows us weak
+  // here; last, so that a failed write stays the command's one line, and not under a launch script.
+  if (a.export_kind.empty())
+    if (const std::string note = validation_regime_note(s.config, a.problem.profiles_dir); !note.empty())
+      std::cerr << note << "\n";
   return kExitOk;
 }
 

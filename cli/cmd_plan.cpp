@@ -262,9 +262,6 @@ int run_plan(const PlanArgs& in) {
   const bool human = a.export_kind.empty() && a.output.format == "table";
   if (a.explain) (human ? std::cout : std::cerr) << "\n" << why;
   std::cout.flush();
-  // One line on stderr when validation shows the model weak in the #1 plan's regime.
-  if (const std::string note = validation_regime_note(r.top.front().config, a.problem.profiles_dir); !note.empty())
-    std::cerr << note << "\n";
   if (!a.output.output.empty())
     if (auto w = write_text_file(a.output.output, json); !w) return report_error(w.error());
   if (!a.html.empty()) {
@@ -273,6 +270,11 @@ int run_plan(const PlanArgs& in) {
     auto w = write_html_report(a.html, "plan", p, r.top, front, summary, nullptr, a.problem.profiles_dir);
     if (!w) return report_error(w.error());
   }
+  // One line on stderr when validation shows the model weak in the #1 plan's regime; last, so that a
+  // failed write stays the command's one line, and not under an export (a script or a config).
+  if (a.export_kind.empty())
+    if (const std::string note = validation_regime_note(r.top.front().config, a.problem.profiles_dir); !note.empty())
+      std::cerr << note << "\n";
   return kExitOk;
 }
 

@@ -152,9 +152,16 @@ int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
   a.train.bucket_bytes = a.bucket_mb << 20;
   const bool progress = root && (a.output.format == "table" || isatty(STDERR_FILENO));
   std::ostream& progress_out = a.output.format == "table" && a.output.output.empty() ? std::cout : std::cerr;
-  if (root) progress_out << host_map_table(placements, grid->order_string()) << std::flush;
+  // The host map opens the step log, once the run has really started: an input error found while
+  // training is set up (a bad data file, a missing checkpoint) stays the command's one line. JSON
+  // output carries the same map as `ranks`.
+  bool host_map_printed = false;
   a.train.on_step = [&](const exec::StepRecord& rec) {
     if (a.test_device_error) throw exec::DeviceError("meshplan: rank ?: CUDA error at test hook: cudaMalloc(&p, bytes): out of memory (cudaErrorMemoryAllocation)");
+    if (progress && !host_map_printed) {
+      progress_out << host_map_table(placements, grid->order_string()) << std::flush;
+      host_map_printed = true;
+    }
     if (progress) progress_out << step_line(rec, a.train.steps) << std::flush;
   };
   auto result = exec::train(s.problem, s.config, groups, *backend, a.train,

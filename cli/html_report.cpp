@@ -4,8 +4,10 @@
 #include <algorithm>
 
 #include "cli/html_svg.h"
+#include "core/framework.h"
 #include "core/framework_knobs.h"
 #include "core/human_format.h"
+#include "meshplan_version.h"
 
 namespace meshplan::cli {
 
@@ -54,7 +56,8 @@ std::string problem_section(const HtmlReportInput& in) {
                          " tokens (" + human_count(static_cast<double>(p.job.global_batch * p.job.seq_len)) +
                          " tokens per step)");
   kv("precision", p.job.dtype + ", " + to_string(p.job.convention) + " bytes per parameter convention");
-  kv("attention", to_string(p.job.framework.attention));
+  kv("framework", to_string(p.job.framework));
+  kv("attention", to_string(p.job.knobs.attention));
   if (!in.search_summary.empty()) kv("search", in.search_summary);
   return s + "</table></section>\n";
 }

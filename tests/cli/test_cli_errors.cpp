@@ -148,7 +148,9 @@ TEST_CASE("version prints version and git commit and help shows allowed values a
   CHECK(e.out.find("Sequence length in tokens") != std::string::npos);
   const CliResult p = run_cli("plan --help");
   CHECK(p.out.find("{step-time|tokens-per-s|mfu|cost}") != std::string::npos);
-  CHECK(p.out.find("{megatron|deepspeed}") != std::string::npos);
+  CHECK(p.out.find("{megatron|deepspeed|fsdp|torchtitan|nemo|slurm|torchrun|mpirun|srun}") != std::string::npos);
+  CHECK(p.out.find("{megatron|deepspeed|fsdp|torchtitan|nemo|meshplan}") != std::string::npos);
+  CHECK(p.out.find("{fused|materialized}") != std::string::npos);
   CHECK(e.out.find("Model chunks per pipeline rank (interleaved) (default 1)") != std::string::npos);  // captured
   const CliResult r = run_cli("run --help");
   CHECK(r.out.find("Number of ranks") != std::string::npos);

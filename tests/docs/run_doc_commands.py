@@ -8,7 +8,8 @@ A block's lines are joined at trailing backslashes; '#' lines are comments. Line
 '$ ' are commands that must fail: exit 2 and the next line of the block exactly on stderr.
 All commands of one file run in order in one fresh temp directory (later blocks read what earlier
 ones wrote, e.g. plan.json) that links examples/, hardware-profiles/ and build/ of the checkout,
-with the built meshplan first on PATH, as root or not, as written.
+with the built meshplan first on PATH, as root or not, as written. A block whose first line is
+'# needs a cluster ...' or '# needs a GPU ...' is printed as not run (the docs say so in that line).
 
 The only substitutions (the CI job is itself `install-deps.sh && test.sh`, which runs this test):
 - `bash scripts/install-deps.sh && bash scripts/build.sh && CMD` runs CMD (deps and build are done);
@@ -46,6 +47,12 @@ def code_blocks(text):
         i += 1
         if lang in ("", "bash", "sh"):
             yield start + 1, body
+
+
+def needs_elsewhere(block):
+    """A block that opens with '# needs a cluster' or '# needs a GPU' is shown, not run here."""
+    first = next((l.strip() for l in block if l.strip()), "")
+    return first.startswith("# needs a cluster") or first.startswith("# needs a GPU")
 
 
 def commands(block):
@@ -88,7 +95,7 @@ def substitute(cmd):
 
 def setup_dir(source, binary):
     work = tempfile.mkdtemp(prefix="meshplan-doc-")
-    for name in ("examples", "hardware-profiles", "scripts"):
+    for name in ("examples", "hardware-profiles", "scripts", "tests"):
         os.symlink(os.path.join(source, name), os.path.join(work, name))
     build = os.path.dirname(os.path.dirname(os.path.abspath(binary)))  # <build>/cli/meshplan
     os.symlink(build, os.path.join(work, "build"))
@@ -118,6 +125,9 @@ def main():
         env.pop(k, None)
     ran, failures = 0, 0
     for lineno, block in code_blocks(text):
+        if needs_elsewhere(block):
+            print(f"{a.doc}:{lineno}: not run here ({block[0].strip().lstrip('# ')})")
+            continue
         for kind, cmd, expected in commands(block):
             run = substitute(cmd) if kind == "run" else cmd
             if run is None:
