@@ -232,6 +232,18 @@ int run_plan(const PlanArgs& in) {
                                      "does not match --framework " + a.problem.framework,
                                      "drop --framework: --export " + a.export_kind + " plans for it"));
   }
+  // The torchrun launch scripts start Megatron-LM's pretrain_gpt.py with the --export megatron
+  // arguments: plan under Megatron's rules, and refuse another framework rather than launch a
+  // plan it cannot run (meshplan's own run has the mpirun and srun scripts).
+  if (a.export_kind == "slurm" || a.export_kind == "torchrun") {
+    const bool given_fw = a.problem.app && a.problem.app->count("--framework") > 0;
+    if (!given_fw) a.problem.framework = "megatron";
+    else if (a.problem.framework != "megatron")
+      return report_error(make_error(kWhere, "--export", a.export_kind,
+                                     "launches Megatron-LM (pretrain_gpt.py), not --framework " + a.problem.framework,
+                                     "use --export " + a.problem.framework +
+                                         " for its config, or --framework megatron"));
+  }
   auto problem = load_problem(a.problem);
   if (!problem) return report_error(problem.error());
   const Problem& p = problem.value();

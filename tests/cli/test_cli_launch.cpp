@@ -52,6 +52,23 @@ TEST_CASE("plan --export mpirun: the launch script of the best plan") {
   CHECK(r.out.find("--comm-timeout-s") != std::string::npos);
 }
 
+TEST_CASE("plan --export slurm|torchrun: plans under Megatron-LM's rules, refuses another framework") {
+  const std::string base = "plan --model " + source_path("examples/models/llama-2-70b.yaml") +
+                           " --hardware a100-80gb-sxm --gpus 128 --global-batch 1024 --seq 4096 --no-progress ";
+  for (const char* kind : {"slurm", "torchrun"}) {
+    INFO(kind);
+    CliResult r = run_cli(base + "--export " + kind);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("pretrain_gpt.py") != std::string::npos);
+    CHECK(r.out.find("zb-h1") == std::string::npos);  // Megatron has no ZB-H1 in the args we export
+    CHECK(r.out.find("--main-grads-dtype fp32") != std::string::npos);
+    CliResult bad = run_cli(base + "--framework fsdp --export " + kind);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err_lines() == 1);
+    CHECK(bad.err.find("not --framework fsdp") != std::string::npos);
+  }
+}
+
 TEST_CASE("launch export: an unknown --export kind is one line naming the launch kinds") {
   for (const std::string& cmd : {estimate_args("--export pbs"),
                                 "plan --model " + kTiny + " --hardware a100-80gb-sxm --gpus 16 --global-batch 32 "
