@@ -2,6 +2,7 @@
 # Runs the whole test suite (builds first if needed). Same command locally and in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --test  # the suite's own dependencies (a no-op once installed)
 scripts/build.sh
 cd build && ctest --output-on-failure -j"$(nproc)" --timeout 600
 ../scripts/test-sanitize.sh  # ASan + UBSan build (build-asan) running the whole suite
