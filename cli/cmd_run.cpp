@@ -158,7 +158,7 @@ int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
   bool host_map_printed = false;
   a.train.on_step = [&](const exec::StepRecord& rec) {
     if (a.test_device_error) throw exec::DeviceError("meshplan: rank ?: CUDA error at test hook: cudaMalloc(&p, bytes): out of memory (cudaErrorMemoryAllocation)");
-    if (progress && !host_map_printed) {
+    if (root && !host_map_printed) {
       progress_out << host_map_table(placements, grid->order_string()) << std::flush;
       host_map_printed = true;
     }
