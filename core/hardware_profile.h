@@ -52,6 +52,8 @@ struct HardwareProfile {
 
   // --- node and network ---
   int gpus_per_node = 8;
+  int nvlink_domain_gpus = 0;   // GPUs joined by NVLink/NVSwitch (8 HGX, 72 GB200 NVL72); 0 = gpus_per_node
+  int nvlink_domain() const { return nvlink_domain_gpus > 0 ? nvlink_domain_gpus : gpus_per_node; }
   LinkSpec intra_node;  // NVLink/NVSwitch or PCIe, per GPU
   LinkSpec inter_node;  // InfiniBand/Ethernet, per GPU (node NICs / gpus_per_node)
   double dollars_per_gpu_hour = 0.0;            // for --objective cost; 0 = unknown

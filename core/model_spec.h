@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/moe_spec.h"
 
 namespace meshplan {
 
@@ -27,10 +28,15 @@ struct ModelSpec {
   bool biases = false;              // GPT-2 style biases on linear layers
   bool dropout = true;              // trained with dropout: activations stash 1-byte dropout masks
                                     // (Korthikanti et al.); false for Llama-family configs
+  int64_t head_dim_override = 0;   // explicit `head_dim` (Gemma); 0 = hidden_size / num_heads
+  bool qkv_bias = false;            // biases on Q, K, V only (Qwen2)
+  bool parallel_attn = false;       // attention and MLP read the same norm output (Falcon, GPT-J)
+  MoeSpec moe;                      // experts; moe.enabled() == false for dense models
+  MlaSpec mla;                      // latent attention; mla.enabled() == false otherwise
   double rope_theta = 0;            // RoPE base (`rope_theta`); 0 = not given. No cost term depends
                                     // on it; exports write it (Megatron --rotary-base, NeMo rotary_base)
 
-  int64_t head_dim() const { return hidden_size / num_heads; }
+  int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden_size / num_heads; }
   int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)
 
   /// Parameters of one transformer layer (attention + MLP + 2 norms [+ biases]).

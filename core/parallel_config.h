@@ -24,6 +24,12 @@ enum class ParamConvention { Default16, Megatron, Fp32Grads };
 /// The training framework a plan is for; core/framework.h says what each can run and its defaults.
 enum class Framework { Meshplan, Megatron, DeepSpeed, Fsdp, Torchtitan, Nemo };
 
+/// Transformer Engine FP8 recipes; None = GEMMs in the job's dtype.
+enum class Fp8Recipe { None, Delayed, Current, Blockwise, Mxfp8 };
+
+/// Data-parallel gradient compression; None = full-precision reduction.
+enum class GradCompression { None, PowerSgd, OneBitAdam, OneBitLamb, TopK };
+
 const char* to_string(Recompute r);
 const char* to_string(ScheduleKind s);
 const char* to_string(ParamConvention c);
@@ -39,11 +45,15 @@ struct ParamBytes {
 };
 ParamBytes param_bytes(ParamConvention c);
 
-/// One way to lay the job out on the GPUs. DP is derived: gpus / (tp * pp).
+/// One way to lay the job out on the GPUs. DP is derived: gpus / (tp * cp * pp). Expert layers
+/// re-fold the same GPUs as etp x ep x edp (Megatron-Core "MoE parallel folding").
 struct ParallelConfig {
   int tp = 1;
   int pp = 1;
   int dp = 1;
+  int ep = 1;                         // expert parallel: experts sharded over ep ranks (Megatron-Core EP)
+  int etp = 1;                        // expert tensor parallel: TP width inside each expert (Megatron ETP)
+  int cp = 1;                         // context parallel: each sequence split over cp ranks
   int zero_stage = 0;                 // 0..3
   int64_t micro_batch_size = 1;       // sequences per micro-batch per DP rank
   int64_t num_micro_batches = 1;      // per DP rank per step (gradient accumulation)
@@ -65,6 +75,12 @@ struct Job {
   Framework framework = Framework::Meshplan;  // whose rules and conventions the plan follows
   bool allow_tp_across_nodes = false;
   FrameworkKnobs knobs;               // attention kernel, ZeRO-3/FSDP granularity and prefetch
+  Fp8Recipe fp8 = Fp8Recipe::None;    // which GEMMs run in FP8 and what state that keeps
+  GradCompression compression = GradCompression::None;
+  int64_t powersgd_rank = 0;          // PowerSGD rank r (only with PowerSgd)
+  double topk_fraction = 0.0;         // fraction of gradient entries sent (only with TopK)
+  double moe_capacity_factor = 0.0;   // 0 = dropless (tokens never dropped); else capacity factor
+  double moe_imbalance = 1.0;         // busiest expert's tokens / mean (1.0 = perfectly balanced)
 };
 
 struct Problem {
