@@ -8,17 +8,78 @@
 
 namespace meshplan {
 
-double ModelSpec::layer_parameters() const {
+double ModelSpec::attention_parameters() const {
   const double h = static_cast<double>(hidden_size);
+  if (mla.enabled()) {
+    // DeepSeek-V2/V3 MLA: Q = (h -> q_lora -> norm -> a*(nope+rope)), KV = (h -> kv_lora + rope,
+    // norm on kv_lora -> a*(nope+v)), O = a*v -> h.
+    const double a = static_cast<double>(num_heads);
+    const double qk_head = static_cast<double>(mla.qk_nope_head_dim + mla.qk_rope_head_dim);
+    const double q_lora = static_cast<double>(mla.q_lora_rank);
+    const double kv_lora = static_cast<double>(mla.kv_lora_rank);
+    const double q = mla.q_lora_rank > 0 ? h * q_lora + q_lora + q_lora * a * qk_head : h * a * qk_head;
+    const double kv = h * (kv_lora + mla.qk_rope_head_dim) + kv_lora +
+                      kv_lora * a * static_cast<double>(mla.qk_nope_head_dim + mla.v_head_dim);
+    const double o = a * static_cast<double>(mla.v_head_dim) * h;
+    return q + kv + o;
+  }
+  const double q_width = static_cast<double>(head_dim()) * num_heads;  // == h unless head_dim is set
   const double kv = static_cast<double>(kv_dim());
+  double p = 2.0 * h * q_width + 2.0 * h * kv;  // Q and O are h x (a*d); K and V are h x kv
+  if (biases) p += (q_width + 2.0 * kv) /*QKV*/ + h /*O*/;
+  else if (qkv_bias) p += q_width + 2.0 * kv;
+  return p;
+}
+
+double ModelSpec::dense_mlp_parameters() const {
+  const double h = static_cast<double>(hidden_size);
   const double f = static_cast<double>(intermediate_size);
-  const double mlp_matrices = mlp == MlpKind::Gated ? 3.0 : 2.0;
-  const double attention = 2.0 * h * h + 2.0 * h * kv;  // Q and O are h x h; K and V are h x kv
-  const double mlp_weights = mlp_matrices * h * f;
-  const double norms = (biases ? 4.0 : 2.0) * h;       // LayerNorm: gain + bias; RMSNorm: gain
-  double bias = 0.0;
-  if (biases) bias = (h + 2.0 * kv) /*QKV*/ + h /*O*/ + (mlp_matrices - 1.0) * f /*up(,gate)*/ + h;
-  return attention + mlp_weights + norms + bias;
+  const double mats = mlp == MlpKind::Gated ? 3.0 : 2.0;
+  double p = mats * h * f;
+  if (biases) p += (mats - 1.0) * f /*up(,gate)*/ + h /*down*/;
+  return p;
+}
+
+double ModelSpec::expert_parameters() const {
+  if (!moe.enabled()) return 0.0;
+  const double mats = mlp == MlpKind::Gated ? 3.0 : 2.0;
+  return mats * static_cast<double>(hidden_size) * static_cast<double>(moe.expert_intermediate_size);
+}
+
+double ModelSpec::moe_replicated_parameters() const {
+  if (!moe.enabled()) return 0.0;
+  const double mats = mlp == MlpKind::Gated ? 3.0 : 2.0;
+  const double h = static_cast<double>(hidden_size);
+  const double shared = static_cast<double>(moe.num_shared_experts) * mats * h *
+                        static_cast<double>(moe.shared_expert_intermediate_size);
+  const double router = h * static_cast<double>(moe.num_experts) + (moe.router_bias ? moe.num_experts : 0);
+  return shared + router;
+}
+
+int64_t ModelSpec::num_moe_layers() const {
+  if (!moe.enabled()) return 0;
+  int64_t n = 0;
+  for (int64_t i = moe.first_dense_layers; i < num_layers; i += moe.layer_freq > 0 ? moe.layer_freq : 1) ++n;
+  return n;
+}
+
+double ModelSpec::layer_norm_parameters() const {
+  return (biases ? 4.0 : 2.0) * static_cast<double>(hidden_size);  // LayerNorm: gain + bias
+}
+
+double ModelSpec::layer_parameters() const {
+  if (num_layers <= 0) return 0.0;
+  const double moe_layers = static_cast<double>(num_moe_layers());
+  const double dense_layers = static_cast<double>(num_layers) - moe_layers;
+  const double moe_mlp = static_cast<double>(moe.num_experts) * expert_parameters() + moe_replicated_parameters();
+  const double mlp_total = dense_layers * dense_mlp_parameters() + moe_layers * moe_mlp;
+  return attention_parameters() + layer_norm_parameters() + mlp_total / static_cast<double>(num_layers);
+}
+
+double ModelSpec::active_parameters() const {
+  if (!moe.enabled()) return num_parameters();
+  const double unused_experts = static_cast<double>(moe.num_experts - moe.experts_per_token);
+  return num_parameters() - static_cast<double>(num_moe_layers()) * unused_experts * expert_parameters();
 }
 
 double ModelSpec::embedding_parameters() const {

@@ -39,8 +39,25 @@ struct ModelSpec {
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden_size / num_heads; }
   int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)
 
-  /// Parameters of one transformer layer (attention + MLP + 2 norms [+ biases]).
+  /// Parameters of one transformer layer (attention + MLP + 2 norms [+ biases]). For MoE models
+  /// this is the MEAN over layers (total layer parameters / L), so L * layer_parameters() is exact.
   double layer_parameters() const;
+  /// Attention block of one layer: Q, K, V, O projections (MLA: the low-rank factors and their norms),
+  /// plus QKV/linear biases. Same for every layer.
+  double attention_parameters() const;
+  /// A dense MLP of width intermediate_size (used by dense models and MoE's first dense layers).
+  double dense_mlp_parameters() const;
+  /// One routed expert (gated: 3 * h * expert_intermediate_size). 0 for dense models.
+  double expert_parameters() const;
+  /// The part of an MoE layer's MLP that every rank of the expert group replicates: shared experts
+  /// and the router (h x E [+ E bias]). 0 for dense models.
+  double moe_replicated_parameters() const;
+  /// Layers whose MLP is an MoE (0 for dense models).
+  int64_t num_moe_layers() const;
+  /// Layer norms (+ their biases) of one layer.
+  double layer_norm_parameters() const;
+  /// Parameters a token uses in one forward pass: routed experts counted k times, not E times.
+  double active_parameters() const;
   /// Token embedding (+ learned positions) parameters.
   double embedding_parameters() const;
   /// LM head parameters (0 when tied to the embedding).
