@@ -121,6 +121,7 @@ ojson estimate_object(const Problem& p, const StepEstimate& e) {
   j["model"] = p.model.name;
   j["hardware"] = p.hardware.name;
   j["parameters"] = report_number(p.model.num_parameters());
+  j["active_parameters"] = report_number(p.model.active_parameters());
   j["job"] = job_object(p.job);
   j["config"] = config_object(e.config);
   j["memory"] = memory_object(e);
@@ -172,7 +173,7 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
   std::ostringstream o;
   const ParamBytes pb = param_bytes(p.job.convention);
   o << "meshplan estimate: " << p.model.name << " (" << human_count(p.model.num_parameters(), "params")
-    << ") on " << p.job.gpus << " x " << p.hardware.name << "\n";
+    << active_parameters_text(p.model) << ") on " << p.job.gpus << " x " << p.hardware.name << "\n";
   o << "job:    global batch " << p.job.global_batch << " x seq " << p.job.seq_len << " tokens ("
     << human_count(static_cast<double>(p.job.global_batch) * p.job.seq_len, "tokens") << " per step), "
     << p.job.dtype << ", " << format_number(pb.weights + pb.gradients + pb.optimizer)

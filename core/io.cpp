@@ -6,6 +6,7 @@
 #include "core/checked.h"
 #include "core/io.h"
 #include "core/io_detail.h"
+#include "core/io_model.h"
 
 namespace meshplan {
 
@@ -125,16 +126,20 @@ static Result<ModelSpec> parse_model_unguarded(const std::string& text, const st
                                  r.text(root, "activation_function", "activation_function",
                                         std::string(), "e.g. gelu_new"),
                                  "e.g. silu or gelu");
+  if (r.error) return *r.error;
+  if (auto bad = io_model::unmodelled_key(root, m.model_type, file)) return *bad;
   read_shape(r, root, k, m);
   const bool gpt2_like = gpt2_family(m.model_type);
   m.mlp = mlp_kind(r, root, m.model_type, act);
-  m.tie_word_embeddings = r.boolean(root, "tie_word_embeddings", "tie_word_embeddings", gpt2_like,
+  m.tie_word_embeddings = r.boolean(root, "tie_word_embeddings", "tie_word_embeddings",
+                                    io_model::default_tie_word_embeddings(m.model_type, gpt2_like),
                                     "true when the LM head shares the embedding matrix");
   m.learned_positions = r.boolean(root, "learned_positions", "learned_positions", gpt2_like,
                                   "true for GPT-2 style absolute position tables");
   m.biases = r.boolean(root, "biases", "biases", gpt2_like, "true for GPT-2 style linear biases");
   m.dropout = read_dropout(r, root, m.model_type);
   m.rope_theta = r.number(root, "rope_theta", "rope_theta", 0.0, "RoPE base, e.g. 10000.0");
+  io_model::read_architecture(r, root, m);
   if (r.error) return *r.error;
   ErrorList errors = validate_model(m, file);
   if (!errors.empty()) return with_file_keys(errors.front(), k);
@@ -169,6 +174,33 @@ std::string model_to_json(const ModelSpec& m) {
   j["biases"] = m.biases;
   j["dropout"] = m.dropout;
   if (m.rope_theta > 0) j["rope_theta"] = m.rope_theta;
+  if (m.head_dim_override > 0) j["head_dim"] = m.head_dim_override;
+  j["qkv_bias"] = m.qkv_bias;
+  j["o_bias"] = m.o_bias;
+  j["norm_bias"] = m.norm_bias;
+  j["norms_per_layer"] = m.norms_per_layer;
+  j["qk_norm"] = m.qk_norm;
+  j["parallel_attn"] = m.parallel_attn;
+  if (m.moe.enabled()) {
+    const MoeSpec& x = m.moe;
+    j["num_experts"] = x.num_experts;
+    j["num_experts_per_tok"] = x.experts_per_token;
+    j["moe_intermediate_size"] = x.expert_intermediate_size;
+    j["n_shared_experts"] = x.num_shared_experts;
+    j["shared_expert_intermediate_size"] = x.shared_expert_intermediate_size;
+    j["shared_expert_gate"] = x.shared_expert_gate;
+    j["first_k_dense_replace"] = x.first_dense_layers;
+    j["moe_layer_freq"] = x.layer_freq;
+    j["moe_layer_phase"] = x.layer_phase;
+    j["router_bias"] = x.router_bias;
+  }
+  if (m.mla.enabled()) {
+    j["q_lora_rank"] = m.mla.q_lora_rank;
+    j["kv_lora_rank"] = m.mla.kv_lora_rank;
+    j["qk_rope_head_dim"] = m.mla.qk_rope_head_dim;
+    j["qk_nope_head_dim"] = m.mla.qk_nope_head_dim;
+    j["v_head_dim"] = m.mla.v_head_dim;
+  }
   return format_json(j.dump());
 }
 

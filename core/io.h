@@ -22,6 +22,11 @@ std::optional<Error> check_text_input(const std::string& text, const std::string
 Result<ModelSpec> parse_model(const std::string& text, const std::string& file);
 Result<ModelSpec> load_model(const std::string& path);
 
+/// Top-level keys of a model file's text that meshplan neither reads, nor knows not to change the
+/// parameter count, nor refuses (accepted and ignored): what a new family's config would add.
+/// Empty when the text does not parse as a mapping.
+std::vector<std::string> unclassified_model_keys(const std::string& text);
+
 /// Hugging Face keys (+ name, source, mlp) as a JSON object text; parse_model reads it back.
 std::string model_to_json(const ModelSpec& m);
 

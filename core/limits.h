@@ -15,6 +15,10 @@ constexpr int64_t kMaxIntermediate = int64_t{1} << 22;   // intermediate_size
 constexpr int64_t kMaxVocab = int64_t{1} << 24;          // vocab_size (16.7M; Gemma: 256k)
 constexpr int64_t kMaxPositions = int64_t{1} << 24;      // max_position_embeddings (16.7M tokens)
 constexpr int64_t kMaxParameters = 1000000000000000;     // 1e15 parameters (100x a 10T model)
+constexpr int64_t kMaxHeadDim = int64_t{1} << 16;        // head_dim and MLA head dims (Gemma: 256)
+constexpr int64_t kMaxExperts = int64_t{1} << 16;        // routed experts per layer (DeepSeek-V3: 256)
+constexpr int64_t kMaxSharedExperts = 1024;              // shared experts (DeepSeek: 1..2)
+constexpr int64_t kMaxLoraRank = int64_t{1} << 20;       // MLA q/kv_lora_rank (DeepSeek-V3: 1536, 512)
 
 // Jobs (flags and plan files).
 constexpr int64_t kMaxGpus = int64_t{1} << 24;           // 16.7M GPUs

@@ -35,6 +35,12 @@ struct ModelSpec {
   MlaSpec mla;                      // latent attention; mla.enabled() == false otherwise
   double rope_theta = 0;            // RoPE base (`rope_theta`); 0 = not given. No cost term depends
                                     // on it; exports write it (Megatron --rotary-base, NeMo rotary_base)
+  // Added for issue 11's model files (Falcon, Qwen3, Llama attention_bias):
+  int64_t norms_per_layer = 2;      // norms in one layer: 2 (pre-attention, pre-MLP); 1 for Falcon-7B's
+                                    // parallel block (input_layernorm only)
+  bool norm_bias = false;           // LayerNorm with a bias (Falcon) although linear layers have none
+  bool o_bias = false;              // bias on the attention output projection (Llama attention_bias)
+  bool qk_norm = false;             // RMSNorm of head_dim on each Q and K head (Qwen3): 2 * head_dim
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden_size / num_heads; }
   int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)
@@ -66,9 +72,19 @@ struct ModelSpec {
   double num_parameters() const;
   /// num_parameters() in exact integer arithmetic; nullopt when it overflows int64.
   std::optional<int64_t> exact_parameters() const;
+  /// active_parameters() in exact integer arithmetic; nullopt when it overflows int64.
+  std::optional<int64_t> exact_active_parameters() const;
 };
 
-/// Checks shapes: positive sizes, heads | hidden, kv_heads | heads. `file` names the source.
+/// ", 12.9B active" for a mixture-of-experts model (active_parameters() in human_count form),
+/// "" for a dense one: table headers append it after the total.
+std::string active_parameters_text(const ModelSpec& m);
+
+/// Checks shapes: positive sizes, heads | hidden (unless head_dim is given), kv_heads | heads, and
+/// the MoE/MLA fields' ranges (DESIGN.md "Accepted ranges"). `file` names the source.
 ErrorList validate_model(const ModelSpec& m, const std::string& file);
+/// The ranges of head_dim, the MoE and MLA fields and the norm layout (core/model_ranges.cpp);
+/// appends to `errors`. Called by validate_model once the basic sizes are in range.
+void validate_model_architecture(const ModelSpec& m, const std::string& file, ErrorList& errors);
 
 }  // namespace meshplan

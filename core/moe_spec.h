@@ -15,11 +15,18 @@ struct MoeSpec {
   int64_t first_dense_layers = 0;        // first k layers keep a dense MLP (first_k_dense_replace)
   int64_t layer_freq = 1;                // every layer_freq-th layer (after the dense ones) is MoE
   bool router_bias = false;              // router has a bias / correction term of E values
+  // Added for issue 11's model files (fields above are shared with costmodel/planner/executor):
+  int64_t layer_phase = 0;               // layer i is MoE when (i + layer_phase) % layer_freq == 0:
+                                         // 0 for DeepSeek (moe_layer_freq), 1 for Qwen (decoder_sparse_step)
+  bool shared_expert_gate = false;       // Qwen2-MoE: a sigmoid gate h -> 1 on the shared expert (h weights)
 
   bool enabled() const { return num_experts > 0; }
-  /// Layer `i` (0-based) of a model with MoE enabled uses experts.
+  /// Layer `i` (0-based) of a model with MoE enabled uses experts. Follows transformers'
+  /// DeepseekV3DecoderLayer (i >= first_k_dense_replace and i % moe_layer_freq == 0) and
+  /// Qwen2MoeDecoderLayer ((i + 1) % decoder_sparse_step == 0).
   bool is_moe_layer(int64_t i) const {
-    return enabled() && i >= first_dense_layers && (i - first_dense_layers) % layer_freq == 0;
+    const int64_t freq = layer_freq > 0 ? layer_freq : 1;
+    return enabled() && i >= first_dense_layers && (i + layer_phase) % freq == 0;
   }
 };
 

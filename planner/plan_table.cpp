@@ -59,7 +59,7 @@ std::string header(const Problem& p, const SearchOptions& opt, const SearchResul
   std::ostringstream o;
   const ParamBytes pb = param_bytes(p.job.convention);
   o << "meshplan plan: " << p.model.name << " ("
-    << human_count(p.model.num_parameters(), "parameters") << ") on " << p.job.gpus << " x "
+    << human_count(p.model.num_parameters(), "parameters") << active_parameters_text(p.model) << ") on " << p.job.gpus << " x "
     << p.hardware.name << " (" << p.hardware.gpus_per_node << " per node), global batch "
     << p.job.global_batch << " x " << p.job.seq_len << " tokens, " << p.job.dtype << ", "
     << fmt("%g", pb.weights + pb.gradients + pb.optimizer) << " B/param\n";
