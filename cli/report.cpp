@@ -120,8 +120,9 @@ ojson estimate_object(const Problem& p, const StepEstimate& e) {
   j["schema"] = "meshplan.estimate/1";
   j["model"] = p.model.name;
   j["hardware"] = p.hardware.name;
-  j["parameters"] = report_number(p.model.num_parameters());
-  j["active_parameters"] = report_number(p.model.active_parameters());
+  // Exact integer counts (validate_model guarantees they fit in int64), not 6-digit roundings.
+  j["parameters"] = p.model.exact_parameters().value_or(0);
+  j["active_parameters"] = p.model.exact_active_parameters().value_or(0);
   j["job"] = job_object(p.job);
   j["config"] = config_object(e.config);
   j["memory"] = memory_object(e);
