@@ -128,6 +128,9 @@ void read_mla(Reader& r, const YAML::Node& root, ModelSpec& m) {
   x.qk_nope_head_dim = r.integer(root, "qk_nope_head_dim", "qk_nope_head_dim", std::nullopt, "e.g. 128");
   x.v_head_dim = r.integer(root, "v_head_dim", "v_head_dim", std::nullopt, "e.g. 128");
   m.num_kv_heads = m.num_heads;  // MLA has no K/V heads of its own; the config repeats the head count
+  // Training materialises per-head K of nope+rope (transformers' qk_head_dim): the width attention
+  // scores multiply by, so head_dim() gives it to the cost model (parameters use the MLA formula).
+  if (!Reader::has(root, "head_dim")) m.head_dim_override = x.qk_nope_head_dim + x.qk_rope_head_dim;
 }
 
 }  // namespace

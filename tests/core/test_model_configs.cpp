@@ -47,6 +47,8 @@ TEST_CASE("DeepSeek-V3: MLA, 3 dense layers, 256 experts + 1 shared, noaux_tc ro
   CHECK(m.mla.enabled());
   CHECK(m.mla.q_lora_rank == 1536);
   CHECK(m.mla.kv_lora_rank == 512);
+  CHECK(m.head_dim() == 192);  // qk_nope 128 + qk_rope 64
+  CHECK(m.num_kv_heads == 128);
   CHECK(m.moe.num_experts == 256);
   CHECK(m.moe.experts_per_token == 8);
   CHECK(m.moe.num_shared_experts == 1);
