@@ -59,6 +59,12 @@ ErrorList validate_chunk(const ChunkSpec& s, const TpContext& tp, const EpCpGrou
                                   " (load-balanced causal split into 2*cp chunks)",
                               "choose a sequence length that is a multiple of 2*cp"));
   }
+  if (g.cp.size > 1 && tp.sequence_parallel && tp.size > 1 &&
+      (s.micro_batch_size * s.seq_len / g.cp.size) % tp.size != 0) {
+    errs.push_back(make_error(where, "micro_batch_size*seq_len/cp",
+                              str(s.micro_batch_size * s.seq_len / g.cp.size),
+                              "not divisible by tp=" + str(tp.size) + " (sequence parallel rows)"));
+  }
   return errs;
 }
 
