@@ -18,7 +18,8 @@ struct Routing {
 /// logits (N, E) row-major. Ties go to the lower expert index, so every layout routes alike.
 /// Gates: p = softmax(logits) over E; g_j = p_j / sum over the chosen of p, as Hugging Face's
 /// MixtralSparseMoeBlock ("routing_weights /= routing_weights.sum(dim=-1, keepdim=True)") and
-/// Megatron-Core's TopKRouter with moe_router_pre_softmax=False (softmax over the top-k logits).
+/// Megatron-Core with moe_router_pre_softmax=False (topk_routing_with_score_function in
+/// megatron/core/transformer/moe/moe_utils.py: top-k of the logits, then softmax over those k).
 Routing route_top_k(const std::vector<float>& logits, int64_t N, int64_t E, int64_t k);
 
 /// dlogits (N, E) from dL/dgate (N*k): for chosen m, g_m (dg_m - sum_j g_j dg_j); 0 elsewhere
