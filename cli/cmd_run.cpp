@@ -77,11 +77,13 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
 Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPrediction& pred, int world) {
   const ParallelConfig& c = s.config;
   const std::string where = a.plan.plan.empty() ? "command line" : a.plan.plan;
-  if (world != c.tp * c.pp * c.dp) {
+  const int ranks = c.tp * c.pp * c.dp * c.cp;
+  if (world != ranks) {
     return make_error(where, "world size", std::to_string(world),
-                      "the plan needs tp*pp*dp = " + std::to_string(c.tp) + "*" + std::to_string(c.pp) +
-                          "*" + std::to_string(c.dp) + " = " + std::to_string(c.tp * c.pp * c.dp) + " ranks",
-                      "launch with mpirun -np " + std::to_string(c.tp * c.pp * c.dp));
+                      "the plan needs tp*pp*dp" + std::string(c.cp > 1 ? "*cp" : "") + " = " +
+                          std::to_string(c.tp) + "*" + std::to_string(c.pp) + "*" + std::to_string(c.dp) +
+                          (c.cp > 1 ? "*" + std::to_string(c.cp) : "") + " = " + std::to_string(ranks) + " ranks",
+                      "launch with mpirun -np " + std::to_string(ranks));
   }
   if (a.memory_limit_gb > 0 && pred.estimate.memory.peak_bytes > a.memory_limit_gb * 1e9) {
     return make_error(where, "--memory-limit-gb", format_number(a.memory_limit_gb),
@@ -123,7 +125,8 @@ int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
   }
   const RunPrediction pred = predict(s, prec, prof);
 
-  auto grid = make_rank_grid(s.config.tp, s.config.dp, s.config.pp, "tp-dp-pp");
+  // CP ranks sit inside the grid's DP dimension (dp*cp of them, cp fastest: Megatron's tp-cp-dp-pp).
+  auto grid = make_rank_grid(s.config.tp, s.config.dp * s.config.cp, s.config.pp, "tp-dp-pp");
   if (!grid) return fail(grid.error());
   // Where every rank runs (collective); all ranks check the TP rule on the same list, so a
   // refusal ends every rank at the same point.
@@ -146,6 +149,7 @@ int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
   if (!fits) return report_error(fits.error());
   if (refused > 0) return kExitBadInput;
   exec::ProcessGroups groups = exec::make_process_groups(mpi, *grid);
+  exec::add_cp_group(mpi, groups, s.config.cp);
   if (auto dev = exec::use_device_communicators(groups, *backend); !dev) return fail(dev.error());
   a.train.lr.total_steps = a.train.steps;
   a.train.lr.min_lr = a.min_lr >= 0 ? static_cast<float>(a.min_lr) : a.train.lr.max_lr / 10.0f;

@@ -55,6 +55,9 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
   o.app = sub;
   sub->add_option("--tp", o.tp, "Tensor-parallel degree (default 1)");
   sub->add_option("--pp", o.pp, "Pipeline-parallel degree (default 1)");
+  sub->add_option("--ep", o.ep, "Expert-parallel degree: MoE experts split over ep of the DP ranks (default 1)");
+  sub->add_option("--cp", o.cp, "Context-parallel degree: each sequence split over cp ranks, ring attention "
+                                "(default 1; ranks = tp*cp*dp*pp)");
   sub->add_option("--zero", o.zero, "ZeRO stage 0..3 (default 0)");
   sub->add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch (default 1)");
   allowed_values(sub->add_option("--recompute", o.recompute, "Activation recomputation (default none)"),
@@ -213,7 +216,13 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
     return make_error(where, c.tp > limits::kMaxDegree ? "--tp" : c.pp > limits::kMaxDegree ? "--pp" : "--virtual-stages",
                       std::to_string(std::max({c.tp, c.pp, o.virtual_stages})),
                       "must be in 1.." + std::to_string(limits::kMaxDegree), "e.g. --tp 8");
-  const int64_t mp = static_cast<int64_t>(c.tp) * c.pp;
+  if (o.ep < 1 || o.ep > limits::kMaxDegree || o.cp < 1 || o.cp > limits::kMaxDegree)
+    return make_error(where, o.ep < 1 || o.ep > limits::kMaxDegree ? "--ep" : "--cp",
+                      std::to_string(o.ep < 1 || o.ep > limits::kMaxDegree ? o.ep : o.cp),
+                      "must be in 1.." + std::to_string(limits::kMaxDegree), "e.g. --cp 2");
+  c.ep = o.ep;
+  c.cp = o.cp;
+  const int64_t mp = static_cast<int64_t>(c.tp) * c.pp * c.cp;  // CP ranks are not data-parallel
   c.dp = static_cast<int>(std::max<int64_t>(1, p.job.gpus / mp));
   c.zero_stage = o.zero;
   c.micro_batch_size = o.micro_batch;
@@ -236,6 +245,8 @@ ConfigOptions config_options_of(const ParallelConfig& cfg) {
   ConfigOptions o;
   o.tp = cfg.tp;
   o.pp = cfg.pp;
+  o.ep = cfg.ep;
+  o.cp = cfg.cp;
   o.zero = cfg.zero_stage;
   o.micro_batch = cfg.micro_batch_size;
   o.recompute = to_string(cfg.recompute);
@@ -253,6 +264,8 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
   CLI::App* a = co.app;
   if (given(a, "--tp")) base.tp = co.tp;
   if (given(a, "--pp")) base.pp = co.pp;
+  if (given(a, "--ep")) base.ep = co.ep;
+  if (given(a, "--cp")) base.cp = co.cp;
   if (given(a, "--zero")) base.zero = co.zero;
   if (given(a, "--micro-batch")) base.micro_batch = co.micro_batch;
   if (given(a, "--recompute")) base.recompute = co.recompute;

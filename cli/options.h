@@ -44,6 +44,8 @@ struct ConfigOptions {
   int virtual_stages = 1;
   bool no_dp_overlap = false;
   std::string layers_per_stage;         // comma-separated layers per chunk; empty = even split
+  int ep = 1;                           // expert parallel (MoE experts split over ep DP ranks)
+  int cp = 1;                           // context parallel (each sequence split over cp ranks)
   CLI::App* app = nullptr;              // set by add_config_options; tells which flags were given
 };
 

@@ -87,7 +87,7 @@ std::string run_table(const Problem& p, const ParallelConfig& cfg, const exec::T
   const TimeBreakdown& t = pred.estimate.time;
   const double comm_s = measured_comm_s(r);
   out << "\nrun: " << world_size << " ranks (tp " << cfg.tp << ", pp " << cfg.pp << ", dp " << cfg.dp
-      << ", zero " << cfg.zero_stage << ", schedule " << to_string(cfg.schedule) << ", v "
+      << (cfg.cp > 1 ? ", cp " + std::to_string(cfg.cp) : std::string()) << ", zero " << cfg.zero_stage << ", schedule " << to_string(cfg.schedule) << ", v "
       << cfg.virtual_stages << ", micro-batches " << cfg.num_micro_batches << " x " << cfg.micro_batch_size
       << ", recompute " << to_string(cfg.recompute) << "), data: " << r.data_description << "\n";
   if (r.resumed_from_step >= 0) out << "resumed after step " << r.resumed_from_step << "\n";

@@ -165,10 +165,11 @@ ErrorList validate_config(const Problem& p, const ParallelConfig& c, const std::
                            "e.g. --tp 8 --pp 1"));
     return e;
   }
-  const int64_t model_parallel = static_cast<int64_t>(c.tp) * c.pp;
+  // CP ranks are not data-parallel: gpus = tp*pp*cp*dp (cp = 1 without context parallelism).
+  const int64_t model_parallel = static_cast<int64_t>(c.tp) * c.pp * std::max(1, c.cp);
   if (p.job.gpus % model_parallel != 0 || static_cast<int64_t>(c.dp) * model_parallel != p.job.gpus)
     e.push_back(make_error(w, "--gpus", str(p.job.gpus),
-                           "not divisible by tp*pp=" + str(model_parallel),
+                           "not divisible by tp*pp" + std::string(c.cp > 1 ? "*cp=" : "=") + str(model_parallel),
                            "use a GPU count that is a multiple of tp*pp, or change tp/pp"));
   if (c.zero_stage < 0 || c.zero_stage > 3)
     e.push_back(make_error(w, "--zero", str(c.zero_stage), "must be 0, 1, 2 or 3", ""));

@@ -48,6 +48,12 @@ class Communicator {
   virtual void send(const float* data, int64_t n, int peer, int tag) = 0;
   virtual void recv(float* data, int64_t n, int peer, int tag) = 0;
   virtual void barrier() = 0;
+  /// All-to-all with per-peer counts (expert dispatch/combine): send holds size() consecutive
+  /// blocks, block p (send_counts[p] floats) going to rank p; recv gets size() blocks, block p
+  /// (recv_counts[p] floats) from rank p. Counts must agree pairwise. The default runs it as
+  /// isend/irecv pairs (comm_all_to_all.cpp); MPI overrides it with MPI_Alltoallv.
+  virtual void all_to_all_v(const float* send, const int64_t* send_counts, float* recv,
+                            const int64_t* recv_counts);
 
   virtual CommRequest iall_reduce(float* data, int64_t n, ReduceOp op) = 0;
   virtual CommRequest ireduce_scatter_sum(const float* in, float* out, int64_t n) = 0;

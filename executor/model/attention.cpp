@@ -1,7 +1,27 @@
 // Attention half of a layer: norm, column-parallel Q/K/V, rotary, causal GQA core, row-parallel O.
 #include "executor/model/layer.h"
+#include "executor/parallel/context_parallel.h"
 
 namespace meshplan::exec {
+
+namespace {
+const GroupContext& cp_of(const LayerContext& ctx) {
+  static const GroupContext none;
+  return ctx.groups != nullptr ? ctx.groups->cp : none;
+}
+
+// Rotary embedding of q or k (B, T, H, D) at each token's position in its sequence.
+void rope(const LayerContext& ctx, float* x, int64_t H, bool backward) {
+  const LayerDims& d = ctx.dims;
+  if (cp_of(ctx).active()) {
+    cp_rope(ctx.backend, x, d.B, d.T_full, H, d.D, d.theta, cp_of(ctx), backward);
+  } else if (backward) {
+    ctx.backend.rope_backward(x, d.B, d.T, H, d.D, d.theta);
+  } else {
+    ctx.backend.rope_forward(x, d.B, d.T, H, d.D, d.theta);
+  }
+}
+}  // namespace
 
 void attention_forward_half(const LayerContext& ctx, const LayerWeights& w, const float* x,
                             LayerStash& st, bool keep_probs) {
@@ -19,13 +39,18 @@ void attention_forward_half(const LayerContext& ctx, const LayerWeights& w, cons
   be.gemm(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, w.wk, 0.0f, st.k.f32());
   be.gemm(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, w.wv, 0.0f, st.v.f32());
   gathered.reset();
-  be.rope_forward(st.q.f32(), d.B, d.T, d.nh, d.D, d.theta);
-  be.rope_forward(st.k.f32(), d.B, d.T, d.nkv, d.D, d.theta);
+  rope(ctx, st.q.f32(), d.nh, false);
+  rope(ctx, st.k.f32(), d.nkv, false);
   st.att = Tensor(be, DType::F32, {d.N, d.qd()});
   st.lse = Tensor(be, DType::F32, {d.B, d.nh, d.T});
-  if (keep_probs) st.probs = Tensor(be, DType::F32, {d.B, d.nh, d.T, d.T});
-  be.attention_forward(st.att.f32(), st.lse.f32(), keep_probs ? st.probs.f32() : nullptr,
-                       st.q.f32(), st.k.f32(), st.v.f32(), d.attention());
+  if (cp_of(ctx).active()) {  // ring attention: the softmax is never kept whole
+    cp_attention_forward(be, cp_of(ctx), st.att.f32(), st.lse.f32(), st.q.f32(), st.k.f32(),
+                         st.v.f32(), d.cp_attention());
+  } else {
+    if (keep_probs) st.probs = Tensor(be, DType::F32, {d.B, d.nh, d.T, d.T});
+    be.attention_forward(st.att.f32(), st.lse.f32(), keep_probs ? st.probs.f32() : nullptr,
+                         st.q.f32(), st.k.f32(), st.v.f32(), d.attention());
+  }
   Tensor o_part(be, DType::F32, {d.N, d.C});  // partial sums over this rank's heads
   be.gemm(false, true, d.N, d.C, d.qd(), 1.0f, st.att.f32(), w.wo, 0.0f, o_part.f32());
   Tensor reduced;
@@ -47,12 +72,17 @@ void attention_backward_half(const LayerContext& ctx, const LayerWeights& w, con
   Tensor dq(be, DType::F32, {d.N, d.qd()});
   Tensor dk(be, DType::F32, {d.N, d.kvd()});
   Tensor dv(be, DType::F32, {d.N, d.kvd()});
-  be.attention_backward(dq.f32(), dk.f32(), dv.f32(), datt.f32(), st.q.f32(), st.k.f32(),
-                        st.v.f32(), st.lse.f32(), st.probs.empty() ? nullptr : st.probs.f32(),
-                        d.attention());
+  if (cp_of(ctx).active()) {
+    cp_attention_backward(be, cp_of(ctx), dq.f32(), dk.f32(), dv.f32(), datt.f32(), st.q.f32(),
+                          st.k.f32(), st.v.f32(), st.att.f32(), st.lse.f32(), d.cp_attention());
+  } else {
+    be.attention_backward(dq.f32(), dk.f32(), dv.f32(), datt.f32(), st.q.f32(), st.k.f32(),
+                          st.v.f32(), st.lse.f32(), st.probs.empty() ? nullptr : st.probs.f32(),
+                          d.attention());
+  }
   datt.reset();
-  be.rope_backward(dq.f32(), d.B, d.T, d.nh, d.D, d.theta);
-  be.rope_backward(dk.f32(), d.B, d.T, d.nkv, d.D, d.theta);
+  rope(ctx, dq.f32(), d.nh, true);
+  rope(ctx, dk.f32(), d.nkv, true);
   const float* h1f = ctx.tp.to_full(st.h1.f32(), gathered);  // (N, C) again (SP re-gathers)
   Tensor dh(be, DType::F32, {d.N, d.C});  // partial over this rank's heads
   be.gemm(false, false, d.N, d.C, d.qd(), 1.0f, dq.f32(), w.wq, 0.0f, dh.f32());

@@ -43,7 +43,7 @@ std::vector<float> full_initial_values(const ParamView& v, uint64_t seed, int64_
     for (float& x : out) x = 1.0f;
     return out;
   }
-  const bool residual_out = v.base == "wo" || v.base == "w_down";
+  const bool residual_out = v.base == "wo" || v.base == "w_down" || v.base == "expert_down";
   const double std = residual_out ? 0.02 / std::sqrt(2.0 * static_cast<double>(num_layers)) : 0.02;
   const uint64_t key = stream_key(seed, v.layer, v.base);
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(std * normal_at(key, i));

@@ -12,12 +12,12 @@
 namespace meshplan::exec {
 
 struct ModelChunk::Runtime {
-  Runtime(Backend& be, const TpContext& tp, const LayerDims& dims_in)
-      : dims(dims_in), ops(be, tp, dims_in.N, dims_in.C), ctx{be, ops, dims} {}
+  Runtime(Backend& be, const TpContext& tp, const LayerDims& dims_in, const EpCpGroups& groups)
+      : dims(dims_in), ops(be, tp, dims_in.N, dims_in.C), ctx{be, ops, dims, &groups} {}
   LayerDims dims;
   TpOps ops;
   LayerContext ctx;
-  LayerOffsets offsets{};
+  std::vector<LayerOffsets> offsets;  // per local layer (dense and MoE layers differ)
   VocabShard vocab;
 };
 
@@ -29,11 +29,15 @@ struct ChunkStash {
 };
 
 namespace {
-LayerDims make_dims(const ChunkSpec& s, const TpContext& tp) {
+LayerDims make_dims(const ChunkSpec& s, const TpContext& tp, const EpCpGroups& g) {
   const ModelSpec& m = s.model;
   LayerDims d;
   d.B = s.micro_batch_size;
-  d.T = s.seq_len;
+  d.T = s.seq_len / g.cp.size;
+  d.T_full = s.seq_len;
+  d.experts = m.moe.num_experts;
+  d.top_k = m.moe.experts_per_token;
+  d.fe = m.moe.expert_intermediate_size;
   d.C = m.hidden_size;
   d.nh = m.num_heads / tp.size;
   d.nkv = m.num_kv_heads / tp.size;
@@ -48,13 +52,13 @@ LayerDims make_dims(const ChunkSpec& s, const TpContext& tp) {
 }  // namespace
 
 ModelChunk::ModelChunk(Backend& backend, const ChunkSpec& spec, const TpContext& tp,
-                       ChunkHooks hooks)
-    : backend_(backend), spec_(spec), tp_(tp), hooks_(std::move(hooks)) {
-  assert(validate_chunk(spec, tp, "ModelChunk").empty());
+                       ChunkHooks hooks, EpCpGroups groups)
+    : backend_(backend), spec_(spec), tp_(tp), hooks_(std::move(hooks)), groups_(groups) {
+  assert(validate_chunk(spec, tp, groups, "ModelChunk").empty());
   layout_ = make_param_layout(spec.model, spec.first_layer, spec.num_layers, spec.has_embedding,
-                              spec.has_head, tp.rank, tp.size);
-  rt_ = std::make_unique<Runtime>(backend, tp, make_dims(spec, tp));
-  if (spec.num_layers > 0) rt_->offsets = layer_offsets(layout_, layer_block(0));
+                              spec.has_head, tp.rank, tp.size, groups.ep.rank, groups.ep.size);
+  rt_ = std::make_unique<Runtime>(backend, tp, make_dims(spec, tp, groups_), groups_);
+  for (int i = 0; i < spec.num_layers; ++i) rt_->offsets.push_back(layer_offsets(layout_, layer_block(i)));
   rt_->vocab = VocabShard{tp.rank * (spec.model.vocab_size / tp.size),
                           spec.model.vocab_size / tp.size};
   if (spec.allocate_params) {
@@ -79,7 +83,8 @@ void ModelChunk::init_params(float* dst, int64_t begin, int64_t count) const {
     const int64_t lo = std::max(begin, v.offset), hi = std::min(begin + count, v.offset + v.numel());
     if (lo >= hi) continue;
     const std::vector<float> shard =
-        shard_of(full_initial_values(v, spec_.seed, spec_.model.num_layers), v, tp_.rank);
+        shard_of(full_initial_values(v, spec_.seed, spec_.model.num_layers), v,
+                 v.expert_parallel ? groups_.ep.rank : tp_.rank);
     backend_.copy_from_host(dst + (lo - begin), shard.data() + (lo - v.offset),
                             static_cast<uint64_t>(hi - lo) * 4);
   }
@@ -149,10 +154,10 @@ const float* ModelChunk::forward(int mb, const MicroBatchInput& in) {
 
 void ModelChunk::forward_layers(ChunkStash& st) {
   const LayerDims& d = rt_->dims;
-  const bool keep_probs = spec_.recompute == Recompute::None;
+  const bool keep_probs = spec_.recompute == Recompute::None && !groups_.cp.active();
   for (int i = 0; i < spec_.num_layers; ++i) {
     const int block = layer_block(i);
-    const LayerWeights w = layer_weights(block_params(block, Pass::Forward), rt_->offsets);
+    const LayerWeights w = layer_weights(block_params(block, Pass::Forward), rt_->offsets[i]);
     st.resid[i + 1] = Tensor(backend_, DType::F32, {d.Nl, d.C});
     LayerStash ls;
     layer_forward(rt_->ctx, w, st.resid[i].f32(), st.resid[i + 1].f32(), ls, keep_probs);
@@ -165,14 +170,27 @@ void ModelChunk::forward_layers(ChunkStash& st) {
 uint64_t ModelChunk::stash_bytes_per_micro_batch() const {
   const LayerDims& d = rt_->dims;
   const int64_t resid = d.Nl * d.C;
-  int64_t layer = resid;  // the layer's output (the next layer's input)
-  if (spec_.recompute != Recompute::Full) {
-    layer += 2 * d.Nl + 3 * resid;                     // rstd1, rstd2, h1, x_mid, h2
-    layer += d.N * (2 * d.qd() + 2 * d.kvd());         // q, k, v, att
-    layer += d.B * d.nh * d.T + 3 * d.N * d.f;         // lse, gate, up, act
-    if (spec_.recompute == Recompute::None) layer += d.B * d.nh * d.T * d.T;  // probs
+  int64_t total = resid;  // the chunk's input copy
+  for (int i = 0; i < spec_.num_layers; ++i) {
+    int64_t layer = resid;  // the layer's output (the next layer's input)
+    if (spec_.recompute != Recompute::Full) {
+      layer += 2 * d.Nl + 3 * resid;                     // rstd1, rstd2, h1, x_mid, h2
+      layer += d.N * (2 * d.qd() + 2 * d.kvd());         // q, k, v, att
+      layer += d.B * d.nh * d.T;                         // lse
+      if (rt_->offsets[i].moe()) {
+        // recv_x, gate, up, act of the rows this rank's experts receive (balanced routing:
+        // N*k rows; the real count depends on the router) and the combined outputs (N*k, C).
+        const int64_t rows = d.N * d.top_k;
+        layer += rows * d.C + 3 * rows * d.fe + rows * d.C;
+      } else {
+        layer += 3 * d.N * d.f;                          // gate, up, act
+      }
+      if (spec_.recompute == Recompute::None && !groups_.cp.active()) {
+        layer += d.B * d.nh * d.T * d.T;                 // probs
+      }
+    }
+    total += layer;
   }
-  int64_t total = resid + spec_.num_layers * layer;    // + the chunk's input copy
   if (spec_.has_embedding) total += d.N;               // tokens
   if (spec_.has_head) total += d.N + d.Nl + resid + d.N * rt_->vocab.size + 4 * d.N;
   return static_cast<uint64_t>(total) * 4;             // fp32 and int32 elements
@@ -231,8 +249,8 @@ void ModelChunk::backward_layers(ChunkStash& st, float* dres, const BackwardOpti
   const LayerDims& d = rt_->dims;
   for (int i = spec_.num_layers - 1; i >= 0; --i) {
     const int block = layer_block(i);
-    const LayerWeights w = layer_weights(block_params(block, Pass::Backward), rt_->offsets);
-    const LayerGrads g = layer_grads(block_grads(block), rt_->offsets);
+    const LayerWeights w = layer_weights(block_params(block, Pass::Backward), rt_->offsets[i]);
+    const LayerGrads g = layer_grads(block_grads(block), rt_->offsets[i]);
     st.resid[i + 1].reset();
     if (spec_.recompute == Recompute::Full) {
       LayerStash ls;  // re-run this layer's forward from its kept input

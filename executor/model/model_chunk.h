@@ -15,6 +15,7 @@
 #include "executor/backend.h"
 #include "executor/comm.h"
 #include "executor/model/param_layout.h"
+#include "executor/model/parallel_groups.h"
 #include "executor/tensor.h"
 
 namespace meshplan::exec {
@@ -63,6 +64,7 @@ struct ChunkHooks {
 };
 
 /// Inputs of one micro-batch; host pointers for tokens, device pointers for activations.
+/// With context parallelism tokens and targets are this CP rank's (B, T/cp) (cp_local_tokens).
 struct MicroBatchInput {
   const int32_t* tokens = nullptr;       // (B, T) when has_embedding
   const int32_t* targets = nullptr;      // (B, T) when has_head
@@ -78,6 +80,10 @@ struct BackwardOptions {
 /// Checks what a plan asks of a chunk: Llama shape, tp divides heads, kv heads, MLP width and
 /// vocab; with sequence parallelism tp divides B*T. Errors name the field and give a hint.
 ErrorList validate_chunk(const ChunkSpec& spec, const TpContext& tp, const std::string& where);
+/// The above, and what MoE layers (model.moe) and EP/CP groups need (chunk_validate_moe_cp.cpp):
+/// routed experts only, tp == 1 with MoE layers, ep divides num_experts, 2*cp divides seq_len.
+ErrorList validate_chunk(const ChunkSpec& spec, const TpContext& tp, const EpCpGroups& groups,
+                         const std::string& where);
 
 struct ChunkStash;  // what one micro-batch keeps from forward to backward (model_chunk.cpp)
 
@@ -85,13 +91,17 @@ class ModelChunk {
  public:
   /// Asserts validate_chunk passed. Allocates the flat buffers (when asked) and initialises the
   /// parameters (layout-independent: a tp2/pp2 split holds the same numbers as one rank).
-  ModelChunk(Backend& backend, const ChunkSpec& spec, const TpContext& tp, ChunkHooks hooks = {});
+  /// `groups`: EP (MoE layers' experts and all-to-all) and CP (sequence split, ring attention);
+  /// with CP the chunk holds T/cp tokens per sequence and its loss is their mean.
+  ModelChunk(Backend& backend, const ChunkSpec& spec, const TpContext& tp, ChunkHooks hooks = {},
+             EpCpGroups groups = {});
   ~ModelChunk();
   ModelChunk(const ModelChunk&) = delete;
   ModelChunk& operator=(const ModelChunk&) = delete;
 
   const ChunkSpec& spec() const { return spec_; }
   const TpContext& tp() const { return tp_; }
+  const EpCpGroups& groups() const { return groups_; }
   const ParamLayout& layout() const { return layout_; }
   const std::vector<ParamView>& views() const { return layout_.views; }
   const std::vector<ParamBlock>& blocks() const { return layout_.blocks; }
@@ -145,6 +155,7 @@ class ModelChunk {
   ChunkSpec spec_;
   TpContext tp_;
   ChunkHooks hooks_;
+  EpCpGroups groups_;
   ParamLayout layout_;
   std::unique_ptr<Runtime> rt_;
   Tensor params_;      // (num_params)

@@ -24,13 +24,14 @@ namespace {
 struct Builder {
   ParamLayout layout;
   int tp_size;
+  int ep_size = 1;
 
   void begin_block(const std::string& name, int layer) {
     layout.blocks.push_back(ParamBlock{name, layer, layout.total, 0});
   }
   // Adds a view of full shape {rows, cols} (or {rows} when cols == 0), split along split_dim.
   void add(const std::string& prefix, const std::string& base, int layer,
-           std::vector<int64_t> full, int split_dim, bool decay) {
+           std::vector<int64_t> full, int split_dim, bool decay, bool expert = false) {
     ParamView v;
     v.name = prefix + base;
     v.base = base;
@@ -41,9 +42,11 @@ struct Builder {
     v.shape = full;
     v.split_dim = split_dim;
     v.weight_decay = decay;
+    v.expert_parallel = expert;
+    const int parts = expert ? ep_size : tp_size;
     if (split_dim >= 0) {
-      assert(full[split_dim] % tp_size == 0 && "validate_chunk checks TP divisibility");
-      v.shape[split_dim] = full[split_dim] / tp_size;
+      assert(full[split_dim] % parts == 0 && "validate_chunk checks TP and EP divisibility");
+      v.shape[split_dim] = full[split_dim] / parts;
     }
     layout.total += v.numel();
     layout.blocks.back().count += v.numel();
@@ -54,12 +57,16 @@ struct Builder {
 }  // namespace
 
 ParamLayout make_param_layout(const ModelSpec& m, int first_layer, int num_layers,
-                              bool has_embedding, bool has_head, int tp_rank, int tp_size) {
-  assert(tp_rank >= 0 && tp_rank < tp_size);
+                              bool has_embedding, bool has_head, int tp_rank, int tp_size,
+                              int ep_rank, int ep_size) {
+  assert(tp_rank >= 0 && tp_rank < tp_size && ep_rank >= 0 && ep_rank < ep_size);
+  (void)tp_rank;  // shapes only: every rank's shard has the same shape
+  (void)ep_rank;
+  const int64_t E = m.moe.num_experts, Fe = m.moe.expert_intermediate_size;
   const int64_t C = m.hidden_size, V = m.vocab_size, F = m.intermediate_size;
   const int64_t q_dim = m.num_heads * m.head_dim(), kv_dim = m.kv_dim();
   const int L = static_cast<int>(m.num_layers);
-  Builder b{ParamLayout{}, tp_size};
+  Builder b{ParamLayout{}, tp_size, ep_size};
   if (has_embedding) {
     b.begin_block("embedding", -1);
     b.add("", "embedding", -1, {V, C}, 0, true);  // vocab-parallel rows
@@ -73,6 +80,13 @@ ParamLayout make_param_layout(const ModelSpec& m, int first_layer, int num_layer
     b.add(p, "wv", l, {kv_dim, C}, 0, true);
     b.add(p, "wo", l, {C, q_dim}, 1, true);   // row-parallel
     b.add(p, "mlp_norm", l, {C}, -1, false);
+    if (m.moe.is_moe_layer(l)) {
+      b.add(p, "router", l, {E, C}, -1, true);  // replicated
+      b.add(p, "expert_gate", l, {E * Fe, C}, 0, true, true);  // experts split across EP
+      b.add(p, "expert_up", l, {E * Fe, C}, 0, true, true);
+      b.add(p, "expert_down", l, {E * C, Fe}, 0, true, true);
+      continue;
+    }
     b.add(p, "w_gate", l, {F, C}, 0, true);   // column-parallel: MLP width
     b.add(p, "w_up", l, {F, C}, 0, true);
     b.add(p, "w_down", l, {C, F}, 1, true);   // row-parallel

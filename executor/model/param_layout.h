@@ -12,7 +12,10 @@ namespace meshplan::exec {
 /// One named tensor of this rank. Names: "embedding" (V, C); per layer "layers.<l>.attn_norm" (C),
 /// ".wq" (NH*D, C), ".wk" (NKV*D, C), ".wv" (NKV*D, C), ".wo" (C, NH*D), ".mlp_norm" (C),
 /// ".w_gate" (F, C), ".w_up" (F, C), ".w_down" (C, F); "final_norm" (C), "lm_head" (V, C).
-/// Weights are stored (out, in) like torch.nn.Linear: y = x @ W^T.
+/// Weights are stored (out, in) like torch.nn.Linear: y = x @ W^T. A MoE layer (model.moe,
+/// moe_layer.h) has ".router" (E, C) and the E experts stacked: ".expert_gate" (E*Fe, C),
+/// ".expert_up" (E*Fe, C), ".expert_down" (E*C, Fe), expert e at rows [e*Fe, ...) / [e*C, ...),
+/// split by expert across EP ranks, in place of w_gate, w_up, w_down.
 struct ParamView {
   std::string name;                 // full name, e.g. "layers.3.wq"
   std::string base;                 // name inside its layer, e.g. "wq" (seeds the initialiser)
@@ -24,6 +27,7 @@ struct ParamView {
   int split_dim = -1;               // dim split across TP ranks (rank r holds slice r); -1 replicated
   bool weight_decay = true;         // false for norm gains
   int64_t numel() const;
+  bool expert_parallel = false;     // split_dim is split across EP ranks (by expert), not TP
 };
 
 /// A unit of DP bucketing and ZeRO-3 gathering: the embedding, one layer, or the head.
@@ -44,8 +48,10 @@ struct ParamLayout {
 /// Layout of a chunk holding layers [first_layer, first_layer + num_layers) plus optional
 /// embedding/head, for TP rank `tp_rank` of `tp_size`. Column-parallel (wq, wk, wv, w_gate, w_up,
 /// embedding, lm_head) split dim 0; row-parallel (wo, w_down) split dim 1; norms replicated.
+/// MoE layers' experts are split across `ep_size` EP ranks (this is `ep_rank`).
 ParamLayout make_param_layout(const ModelSpec& m, int first_layer, int num_layers,
-                              bool has_embedding, bool has_head, int tp_rank, int tp_size);
+                              bool has_embedding, bool has_head, int tp_rank, int tp_size,
+                              int ep_rank = 0, int ep_size = 1);
 
 /// Parameter segments of the flat range [begin, end) with their weight-decay flag and whether
 /// this rank counts them in a TP-wide norm (replicated tensors only on tp rank 0).

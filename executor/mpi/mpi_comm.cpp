@@ -10,6 +10,7 @@
 #include <climits>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "executor/mpi/mpi_check.h"
 
@@ -114,6 +115,24 @@ void MpiCommunicator::recv(float* data, int64_t n, int peer, int tag) {
 void MpiCommunicator::barrier() {
   Timed t(stats_, impl_->watchdog, "MPI barrier", 0);
   MPI_CHECK(MPI_Barrier(impl_->comm));
+}
+
+void MpiCommunicator::all_to_all_v(const float* send, const int64_t* send_counts, float* recv,
+                                   const int64_t* recv_counts) {
+  const int n = size();
+  std::vector<int> sc(n), sd(n), rc(n), rd(n);
+  int64_t s_at = 0, r_at = 0;
+  for (int p = 0; p < n; ++p) {
+    sc[p] = count_of(send_counts[p]);
+    sd[p] = count_of(s_at);
+    rc[p] = count_of(recv_counts[p]);
+    rd[p] = count_of(r_at);
+    s_at += send_counts[p];
+    r_at += recv_counts[p];
+  }
+  Timed t(stats_, impl_->watchdog, "MPI all-to-all", static_cast<uint64_t>(s_at) * 4);
+  MPI_CHECK(MPI_Alltoallv(send, sc.data(), sd.data(), MPI_FLOAT, recv, rc.data(), rd.data(),
+                          MPI_FLOAT, impl_->comm));
 }
 
 static CommRequest remember(MpiCommunicator::Impl& impl, MPI_Request req, CommStats& stats,

@@ -31,6 +31,8 @@ class MpiCommunicator final : public Communicator {
   void send(const float* data, int64_t n, int peer, int tag) override;
   void recv(float* data, int64_t n, int peer, int tag) override;
   void barrier() override;
+  void all_to_all_v(const float* send, const int64_t* send_counts, float* recv,
+                    const int64_t* recv_counts) override;
 
   CommRequest iall_reduce(float* data, int64_t n, ReduceOp op) override;
   CommRequest ireduce_scatter_sum(const float* in, float* out, int64_t n) override;

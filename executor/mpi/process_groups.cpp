@@ -31,4 +31,14 @@ ProcessGroups make_process_groups(MpiRuntime& runtime, const RankGrid& grid) {
   return groups;
 }
 
+void add_cp_group(MpiRuntime& runtime, ProcessGroups& groups, int cp) {
+  assert(cp >= 1 && groups.grid.size_of(GroupKind::Dp) % cp == 0);
+  groups.cp_size = cp;
+  if (cp == 1) return;
+  auto* dp = dynamic_cast<MpiCommunicator*>(groups.dp.get());
+  assert(dp != nullptr && "add_cp_group before the DP group is replaced");
+  (void)runtime;
+  groups.cp = dp->split(groups.dp_rank(), groups.cp_rank(), "cp");
+}
+
 }  // namespace meshplan::exec

@@ -19,6 +19,13 @@ struct ProcessGroups {
   std::unique_ptr<Communicator> tp;
   std::unique_ptr<Communicator> dp;
   std::unique_ptr<Communicator> pp;
+  /// Context parallelism: the grid's DP dimension holds dp*cp ranks, cp varying fastest
+  /// (Megatron's order tp-cp-dp-pp); `cp` is the sub-group of the DP group that shares a data
+  /// shard (null when cp == 1). Gradients are reduced over the whole DP group (DP x CP).
+  std::unique_ptr<Communicator> cp;
+  int cp_size = 1;
+  int cp_rank() const { return coord.dp % cp_size; }
+  int dp_rank() const { return coord.dp / cp_size; }  // the data shard
 
   Communicator& group(GroupKind g) { return g == GroupKind::Tp ? *tp : g == GroupKind::Dp ? *dp : *pp; }
 };
@@ -26,5 +33,9 @@ struct ProcessGroups {
 /// Collective over the world: every rank calls it with the same grid (grid.world_size() must
 /// equal the world size; checked by the caller, asserted here).
 ProcessGroups make_process_groups(MpiRuntime& runtime, const RankGrid& grid);
+
+/// Collective over the world: splits the CP groups out of the DP groups (cp divides the grid's
+/// DP size). Call after make_process_groups, before the DP group is replaced by a device one.
+void add_cp_group(MpiRuntime& runtime, ProcessGroups& groups, int cp);
 
 }  // namespace meshplan::exec

@@ -15,13 +15,14 @@ struct DataParallelChunk::InFlight {
 };
 
 DataParallelChunk::DataParallelChunk(Backend& backend, const ChunkSpec& spec, const TpContext& tp,
-                                     Communicator& dp, const DataParallelOptions& options)
+                                     Communicator& dp, const DataParallelOptions& options,
+                                     EpCpGroups groups)
     : backend_(backend), dp_(dp), options_(options) {
   assert(options.zero_stage >= 0 && options.zero_stage <= 3);
   ChunkSpec s = spec;
   s.allocate_params = options.zero_stage < 3;
   s.allocate_grads = options.zero_stage < 2;
-  model_ = std::make_unique<ModelChunk>(backend, s, tp, make_hooks());
+  model_ = std::make_unique<ModelChunk>(backend, s, tp, make_hooks(), groups);
   shards_ = make_shard_layout(model_->layout(), dp.rank(), dp.size());
   const size_t blocks = model_->blocks().size();
   issued_.assign(blocks, false);

@@ -37,8 +37,9 @@ struct DataParallelOptions {
 /// ZeRO-1/2), mirroring a bf16-working / fp32-master GPU layout.
 class DataParallelChunk {
  public:
+  /// `groups` go to the model chunk (context parallelism: `dp` then spans the DP x CP ranks).
   DataParallelChunk(Backend& backend, const ChunkSpec& spec, const TpContext& tp, Communicator& dp,
-                    const DataParallelOptions& options);
+                    const DataParallelOptions& options, EpCpGroups groups = {});
   ~DataParallelChunk();
   DataParallelChunk(const DataParallelChunk&) = delete;
   DataParallelChunk& operator=(const DataParallelChunk&) = delete;

@@ -30,6 +30,14 @@ std::vector<ChunkSpec> local_chunk_specs(const Problem& p, const ParallelConfig&
 
 ErrorList validate_executable(const Problem& p, const ParallelConfig& cfg, const std::string& where) {
   ErrorList errs;
+  if (cfg.ep > 1) {
+    // The MoE layers run EP (executor/model/moe_layer.cpp, tested at the model level), but the
+    // trainer does not yet reduce expert gradients over the expert-data-parallel group.
+    errs.push_back(make_error(where, "ep", std::to_string(cfg.ep),
+                              "meshplan run does not train expert parallelism yet",
+                              "run with ep 1 (every rank holds all experts)"));
+    return errs;
+  }
   const std::vector<int> layers = layers_per_chunk(p.model, cfg);
   const int v = std::max(1, cfg.virtual_stages);
   if (static_cast<int>(layers.size()) != cfg.pp * v) {
@@ -45,7 +53,9 @@ ErrorList validate_executable(const Problem& p, const ParallelConfig& cfg, const
     for (const ChunkSpec& s : local_chunk_specs(p, cfg, stage, 1)) {
       for (int tp_rank = 0; tp_rank < cfg.tp; ++tp_rank) {
         TpContext tp{tp_rank, cfg.tp, nullptr, cfg.sequence_parallel};
-        for (Error& e : validate_chunk(s, tp, where)) errs.push_back(std::move(e));
+        const EpCpGroups groups{GroupContext{0, std::max(1, cfg.ep), nullptr},
+                                GroupContext{0, std::max(1, cfg.cp), nullptr}};
+        for (Error& e : validate_chunk(s, tp, groups, where)) errs.push_back(std::move(e));
         if (!errs.empty()) return errs;  // every rank would repeat the same reasons
       }
     }

@@ -11,6 +11,7 @@
 #include "executor/data/batches.h"
 #include "executor/data/token_source.h"
 #include "executor/optim/grad_clip.h"
+#include "executor/parallel/context_parallel.h"
 #include "executor/pipeline/pipeline_runner.h"
 #include "executor/train/process_memory.h"
 #include "executor/train/rank_agreement.h"
@@ -27,7 +28,7 @@ double now_s() {
 
 double comm_seconds(ProcessGroups& g) {
   return g.world->stats().seconds + g.tp->stats().seconds + g.dp->stats().seconds +
-         g.pp->stats().seconds;
+         g.pp->stats().seconds + (g.cp ? g.cp->stats().seconds : 0.0);
 }
 
 Result<std::unique_ptr<TokenSource>> open_source(const Problem& p, const TrainOptions& o,
@@ -63,11 +64,15 @@ void build_chunks(RankRun& run) {
   dpo.overlap = cfg.dp_overlap;
   dpo.adamw = run.options.adamw;
   std::vector<DataParallelChunk*> local;
+  // Context parallelism: each CP rank holds T/cp tokens of every sequence and its loss is their
+  // mean; the DP group spans dp*cp ranks, so gradients are summed over DP x CP.
+  const ProcessGroups& g = run.groups;
+  const EpCpGroups groups{GroupContext{}, GroupContext{g.cp_rank(), g.cp_size, g.cp.get()}};
   for (const ChunkSpec& spec : local_chunk_specs(run.problem, cfg, run.groups.coord.pp, run.options.seed)) {
-    run.chunks.push_back(std::make_unique<DataParallelChunk>(run.backend, spec, tp, *run.groups.dp, dpo));
+    run.chunks.push_back(std::make_unique<DataParallelChunk>(run.backend, spec, tp, *run.groups.dp, dpo, groups));
     local.push_back(run.chunks.back().get());
   }
-  const float loss_scale = 1.0f / static_cast<float>(cfg.num_micro_batches * cfg.dp);
+  const float loss_scale = 1.0f / static_cast<float>(cfg.num_micro_batches * cfg.dp * g.cp_size);
   run.runner = std::make_unique<PipelineRunner>(run.backend, *run.groups.pp, run.schedule,
                                                 run.groups.coord.pp, local, loss_scale);
 }
@@ -80,9 +85,16 @@ MicroBatchLoader loader_for(RankRun& run, int64_t step) {
         mb == static_cast<int>(run.cfg.num_micro_batches / 2)) {
       ::kill(::getpid(), SIGKILL);
     }
-    BatchCoord c{step, mb, run.cfg.num_micro_batches, g.coord.dp, run.cfg.dp,
+    BatchCoord c{step, mb, run.cfg.num_micro_batches, g.dp_rank(), run.cfg.dp,
                  run.cfg.micro_batch_size, run.problem.job.seq_len};
     load_micro_batch(*run.data, c, inputs, targets);
+    if (g.cp_size > 1) {  // this CP rank's (B, T/cp) tokens at the front of the (B, T) buffers
+      const int64_t B = run.cfg.micro_batch_size, T = run.problem.job.seq_len;
+      const std::vector<int32_t> in = cp_local_tokens(inputs, B, T, g.cp_size, g.cp_rank());
+      const std::vector<int32_t> tg = cp_local_tokens(targets, B, T, g.cp_size, g.cp_rank());
+      std::copy(in.begin(), in.end(), inputs);
+      std::copy(tg.begin(), tg.end(), targets);
+    }
   };
 }
 
@@ -112,7 +124,7 @@ StepRecord run_step(RankRun& run, int64_t step) {
   // The loss of the step: last pipeline stage, one TP rank, summed over DP.
   const bool counts = run.chunks.back()->model().spec().has_head && run.groups.coord.tp == 0;
   const double total = all_reduce_sum_double(*run.groups.world, counts ? loss_sum : 0.0);
-  rec.loss = total / static_cast<double>(run.cfg.num_micro_batches * run.cfg.dp);
+  rec.loss = total / static_cast<double>(run.cfg.num_micro_batches * run.cfg.dp * run.groups.cp_size);
   // GPU kernels run asynchronously: wait for the step's queued work so its time counts (no-op on CPU).
   run.backend.synchronize();
   rec.time_s = now_s() - t0;
@@ -159,6 +171,7 @@ uint64_t plan_fingerprint(const Problem& p, const ParallelConfig& cfg, int world
                   "," + to_string(cfg.schedule) + "," + std::to_string(cfg.sequence_parallel) + "|" +
                   std::to_string(p.job.seq_len) + "," + std::to_string(world_size) + "," + std::to_string(seed);
   for (int l : layers_per_chunk(m, cfg)) s += "," + std::to_string(l);
+  if (cfg.cp > 1) s += "|cp" + std::to_string(cfg.cp);  // absent for cp 1: older checkpoints resume
   return fnv1a64(s.data(), s.size());
 }
 

@@ -1,5 +1,5 @@
-// External oracle: the loss and every parameter gradient of a small model, and AdamW steps, match
-// PyTorch on CPU (float64, tests/executor/torch_oracle.py) within 1e-4 relative. Skipped when no
+// External oracle: the loss and every parameter gradient of a small model (dense; MoE with EP;
+// context-parallel attention), and AdamW steps, match PyTorch on CPU (float64, tests/executor/torch_oracle.py) within 1e-4 relative. Skipped when no
 // python3 with torch is found (MESHPLAN_PYTHON, python3, /usr/bin/python3 are tried).
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "ep_cp_harness.h"
 #include "model_harness.h"
 #include "executor/optim/adamw.h"
 #include "skip.h"
@@ -174,5 +175,65 @@ TEST_CASE("AdamW steps match torch.optim.AdamW", "[executor][oracle]") {
     CHECK(err < 1e-4);
   }
   std::printf("oracle: AdamW %d steps, worst relative error of the updates %.2e\n", steps, worst);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("MoE layers with EP and ring attention with CP: loss and every gradient match PyTorch",
+          "[executor][oracle][moe][cp]") {
+  const std::string py = torch_python();
+  if (py.empty()) meshplan_test::skip("no python3 with torch (Debian: python3-torch)");
+  const ModelSpec m = tiny_moe();  // layer 0 dense, layers 1-2 MoE (4 experts, top-2)
+  const int64_t B = 2, T = 16;
+  const int M = 2;
+  const auto tokens = rand_tokens(M * B * (T + 1), m.vocab_size, 5);
+  const GridRun one = run_ep_cp_local(m, Grid{}, B, T, M, 1, tokens);
+  const fs::path dir = make_temp_dir();
+  {
+    std::ofstream cfg(dir / "config.txt");
+    cfg << "num_layers " << m.num_layers << "\nnum_heads " << m.num_heads << "\nnum_kv_heads "
+        << m.num_kv_heads << "\nhidden_size " << m.hidden_size << "\nnorm_eps 1e-05\nrope_theta "
+        << "10000.0\nmicro_batches " << M << "\nbatch " << B << "\nseq_len " << T
+        << "\nnum_experts " << m.moe.num_experts << "\nexperts_per_token "
+        << m.moe.experts_per_token << "\nfirst_dense_layers " << m.moe.first_dense_layers
+        << "\nlayer_freq " << m.moe.layer_freq << "\n";
+  }
+  RunResult shapes;
+  write_tensors(dir, "params", shapes, one.params, m);
+  write_bytes(dir / "tokens.bin", tokens.data(), tokens.size() * 4);
+  REQUIRE(run_oracle(py, "model", dir) == 0);
+  double torch_loss = 0;
+  std::ifstream lf(dir / "torch_losses.txt");
+  for (int mb = 0; mb < M; ++mb) {
+    double l = 0;
+    lf >> l;
+    torch_loss += l / M;
+  }
+  Grid ep2, cp2, ep2cp2;
+  ep2.ep = 2;
+  cp2.cp = 2;
+  ep2cp2.ep = ep2cp2.cp = 2;
+  ep2cp2.layers_per_chunk = {2, 1};
+  ep2cp2.recompute = Recompute::Full;
+  const GridRun r_ep = run_ep_cp_local(m, ep2, B, T, M, 1, tokens);
+  const GridRun r_cp = run_ep_cp_local(m, cp2, B, T, M, 1, tokens);
+  const GridRun r_both = run_ep_cp_local(m, ep2cp2, B, T, M, 1, tokens);
+  for (const auto& [label, run] : {std::pair<const char*, const GridRun*>{"moe 1 rank", &one},
+                                   {"moe ep2", &r_ep},
+                                   {"moe cp2", &r_cp},
+                                   {"moe ep2 x cp2, pp chunks, full recompute", &r_both}}) {
+    INFO(label);
+    const double lerr = std::fabs(run->step_losses[0] - torch_loss) / std::fabs(torch_loss);
+    CHECK(lerr < 1e-4);
+    double worst = 0;
+    for (const auto& [name, g] : run->grads) {
+      const auto ref = read_floats(dir / "torch_grads" / (name + ".bin"), g.size());
+      const double err = rel_error(g, ref);
+      worst = std::max(worst, err);
+      INFO(name << " rel error " << err);
+      CHECK(err < 1e-4);
+    }
+    std::printf("oracle (%s): loss rel %.2e, %zu gradient tensors, worst relative error %.2e\n",
+                label, lerr, run->grads.size(), worst);
+  }
   fs::remove_all(dir);
 }

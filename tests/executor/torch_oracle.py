@@ -10,6 +10,9 @@ Binary files are raw little-endian float32 (tokens: int32), shapes listed in DIR
 Conventions mirror executor/backend.h: RMSNorm x*rsqrt(mean(x^2)+eps)*w, rotary "rotate half"
 with position t and frequency theta^(-2i/D), causal GQA where query head h uses kv head
 h // (NH/NKV), SwiGLU silu(x Wg^T) * (x Wu^T) Wd^T, untied LM head, mean cross-entropy.
+MoE layers (config num_experts > 0, layers >= first_dense_layers): softmax router over E experts,
+top-k, gates renormalised over the chosen k (Hugging Face MixtralSparseMoeBlock), SwiGLU experts
+stacked as expert_gate/up (E*Fe, C) and expert_down (E*C, Fe), computed densely here.
 """
 import os
 import sys
@@ -75,6 +78,28 @@ def attention(q, k, v, nh, nkv):  # q (B, T, NH, D), k v (B, T, NKV, D)
     return out.transpose(1, 2).reshape(B, T, nh * D)
 
 
+def moe(h, w, cfg):  # h (B, T, C)
+    E, k = cfg["num_experts"], cfg["experts_per_token"]
+    C = h.shape[-1]
+    Fe = w("expert_gate").shape[0] // E
+    probs = (h @ w("router").T).softmax(-1)  # (B, T, E)
+    top_p, top_i = probs.topk(k, dim=-1)
+    gates = top_p / top_p.sum(-1, keepdim=True)
+    out = torch.zeros_like(h)
+    for e in range(E):
+        wg = w("expert_gate")[e * Fe:(e + 1) * Fe]
+        wu = w("expert_up")[e * Fe:(e + 1) * Fe]
+        wd = w("expert_down")[e * C:(e + 1) * C]
+        weight = (gates * (top_i == e)).sum(-1, keepdim=True)  # 0 where e was not chosen
+        out = out + weight * ((F.silu(h @ wg.T) * (h @ wu.T)) @ wd.T)
+    return out
+
+
+def is_moe_layer(cfg, l):
+    first = cfg.get("first_dense_layers", 0)
+    return cfg.get("num_experts", 0) > 0 and l >= first and (l - first) % cfg.get("layer_freq", 1) == 0
+
+
 def forward(p, cfg, tokens, targets):
     L, nh, nkv = cfg["num_layers"], cfg["num_heads"], cfg["num_kv_heads"]
     C = cfg["hidden_size"]
@@ -90,7 +115,10 @@ def forward(p, cfg, tokens, targets):
         v = (h @ w("wv").T).reshape(B, T, nkv, D)
         x = x + attention(q, k, v, nh, nkv) @ w("wo").T
         h = rmsnorm(x, w("mlp_norm"), eps)
-        x = x + (F.silu(h @ w("w_gate").T) * (h @ w("w_up").T)) @ w("w_down").T
+        if is_moe_layer(cfg, l):
+            x = x + moe(h, w, cfg)
+        else:
+            x = x + (F.silu(h @ w("w_gate").T) * (h @ w("w_up").T)) @ w("w_down").T
     logits = rmsnorm(x, p["final_norm"], eps) @ p["lm_head"].T
     return F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(-1))
 
