@@ -8,6 +8,7 @@
 #include "costmodel/attention.h"
 #include "costmodel/collectives.h"
 #include "costmodel/flops.h"
+#include "costmodel/tp_overlap.h"
 
 namespace meshplan {
 
@@ -73,7 +74,7 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const double up = gemm_time_s(hw, peak, f.mlp_up / t);
   const double down = gemm_time_s(hw, peak, f.mlp_down / t);
   const AttentionCoreTime core = attention_core_time(hw, peak, p.model, p.job.knobs.attention, b, s, cfg.tp,
-                                                     activation_element_bytes(p.job.dtype));
+                                                     activation_element_bytes(p.job.dtype), p.job.knobs.fused_kernel);
   const ElementwiseBytes e = elementwise_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
   const double ew_outside = memory_bound_time_s(hw, e.outside_core);
 
@@ -110,6 +111,7 @@ LayerComm layer_tp_comm(const Problem& p, const ParallelConfig& cfg, const Layer
   } else {
     const double ag = all_gather_s(hw, g, bytes);
     const double rs = reduce_scatter_s(hw, g, bytes);
+    if (p.job.knobs.tp_comm_overlap) return overlapped_tp_comm(layer_gemm_times(p, cfg), ag, rs, cfg.recompute);
     out.collective_s = ag + rs;
     out.forward_s = 2.0 * (ag + rs);
     // Exposed: the 2 all-gathers of the row-parallel outputs' gradients and the 2 re-gathers of
