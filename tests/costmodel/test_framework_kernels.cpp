@@ -53,7 +53,7 @@ TEST_CASE("the framework's attention kernel picks the profile's measured efficie
   CHECK(framework_knobs(framework_spec(Framework::Fsdp)).fused_kernel == FusedAttentionKernel::FlashAttention2);
 }
 
-TEST_CASE("--tp-comm-overlap: each collective is exposed only beyond the GEMM it is paired with") {
+TEST_CASE("Megatron --tp-comm-overlap: each collective is exposed only beyond the GEMM it is paired with") {
   LayerGemmTimes g;
   g.qkv_s = 3e-3, g.out_s = 1e-3, g.up_s = 4e-3, g.down_s = 4e-3;
   const double ag = 2e-3, rs = 2.5e-3;
@@ -73,7 +73,7 @@ TEST_CASE("--tp-comm-overlap: each collective is exposed only beyond the GEMM it
   CHECK(h.backward_s == 0.0);
 }
 
-TEST_CASE("--tp-comm-overlap lowers the exposed TP time of a real layer, and only with SP") {
+TEST_CASE("Megatron --tp-comm-overlap lowers the exposed TP time of a real layer, and only with SP") {
   Problem p = meshplan_test::problem(meshplan_test::gpt(8192, 8, 64), 8, 8, 4096);
   ParallelConfig c;
   c.tp = 8;
@@ -92,7 +92,7 @@ TEST_CASE("--tp-comm-overlap lowers the exposed TP time of a real layer, and onl
   CHECK(layer_tp_comm(p, c, lc).forward_s == ar_plain.forward_s);
 }
 
-TEST_CASE("--overlap-param-gather: ZeRO-1's weight all-gather hides under the first forward") {
+TEST_CASE("Megatron --overlap-param-gather: ZeRO-1's weight all-gather hides under the first forward") {
   Problem p = meshplan_test::problem(meshplan_test::gpt(4096, 8, 32), 64, 64, 2048);
   ParallelConfig c;
   c.dp = 64;
