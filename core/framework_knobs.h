@@ -60,6 +60,10 @@ struct FrameworkKnobs {
   /// Megatron --overlap-param-gather (distributed optimizer): the all-gather of the updated 16-bit
   /// weights after the optimizer step runs under the next step's first forward. Off by default.
   bool param_gather_overlap = false;
+  /// The model code gathers q, k, v into unpadded tensors for flash_attn's varlen kernel and scatters
+  /// the output back (llm-foundry's flash_attn_fn): extra element-wise traffic per layer,
+  /// costmodel/eager_elementwise.h. A property of the model code, not of FSDP; off by default.
+  bool unpad_attention = false;
 };
 
 }  // namespace meshplan

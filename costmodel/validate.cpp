@@ -32,6 +32,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   if (run.framework == "megatron" || run.framework == "nemo") k.fused_kernel = FusedAttentionKernel::Cudnn;
   k.tp_comm_overlap = run.tp_comm_overlap;
   k.param_gather_overlap = run.overlap_param_gather;
+  k.unpad_attention = run.unpad_attention;
   return k;
 }
 

@@ -6,6 +6,7 @@
 #include "core/framework.h"
 #include "costmodel/attention.h"
 #include "costmodel/compute_time.h"
+#include "costmodel/eager_elementwise.h"
 #include "costmodel/estimate.h"
 #include "costmodel/step.h"
 #include "costmodel/tp_overlap.h"
@@ -111,4 +112,29 @@ TEST_CASE("Megatron --overlap-param-gather: ZeRO-1's weight all-gather hides und
   CHECK(over.exposed_s == Approx(gather - 0.01));
   st.forward_s = 1e3;
   CHECK(dp_comm(p, c, 0, st).exposed_s == 0.0);
+}
+
+TEST_CASE("llm-foundry's unpad/pad around FlashAttention: bytes and time, by hand") {
+  // MHA, h = 2048, b 14, s 2048, tp 1, bf16: T = 28,672; forward 9 e T h = 1,056,964,608 bytes,
+  // backward 11 e T h = 1,291,845,632 bytes.
+  const ModelSpec mha = meshplan_test::gpt(2048, 24, 16);
+  const EagerBytes e = unpad_attention_bytes(mha, 14, 2048, 1, 2.0);
+  CHECK(e.forward == 9.0 * 2 * 28672 * 2048);
+  CHECK(e.forward == 1056964608.0);
+  CHECK(e.backward == 1291845632.0);
+  // GQA (Llama-3-8B: h 4096, kv 1024), tp 2: forward (2 e T (h + 2kv) + 3 e T h) / t.
+  const EagerBytes g = unpad_attention_bytes(meshplan_test::llama3_8b(), 1, 4096, 2, 2.0);
+  CHECK(g.forward == (2.0 * 2 * 4096 * (4096 + 2048) + 3.0 * 2 * 4096 * 4096) / 2);
+  CHECK(g.backward == (3.0 * 2 * 4096 * (4096 + 2048) + 2.0 * 2 * 4096 * 4096) / 2);
+  // The knob adds exactly those bytes at HBM speed to the layer's forward and backward.
+  Problem p = meshplan_test::problem(mha, 8, 112, 2048);
+  p.job.knobs.attention = AttentionKind::Fused;
+  ParallelConfig c;
+  c.micro_batch_size = 14;
+  const LayerCompute plain = layer_compute(p, c);
+  p.job.knobs.unpad_attention = true;
+  const LayerCompute unpadded = layer_compute(p, c);
+  CHECK(unpadded.forward_s - plain.forward_s == Approx(memory_bound_time_s(p.hardware, e.forward)));
+  CHECK(unpadded.backward_input_s - plain.backward_input_s == Approx(memory_bound_time_s(p.hardware, e.backward)));
+  CHECK(unpadded.backward_weight_s == plain.backward_weight_s);
 }
