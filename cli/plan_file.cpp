@@ -109,6 +109,7 @@ Job read_job(JsonReader& r, const ojson& j) {
   const std::string fw = r.text(j, "framework", "problem.job.framework", std::string("meshplan"));
   if (auto f = parse_framework(fw)) job.framework = *f;
   else r.fail("problem.job.framework", fw, "unknown framework", framework_names());
+  job.knobs = framework_knobs(framework_spec(job.framework));  // as options.cpp: kernel, ZeRO-3 granularity
   const std::string att = r.text(j, "attention", "problem.job.attention", std::string("fused"));
   if (auto k = parse_attention(att)) job.knobs.attention = *k;
   else r.fail("problem.job.attention", att, "unknown attention kernel", "fused or materialized");

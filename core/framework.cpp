@@ -240,6 +240,9 @@ ErrorList validate_framework(const Problem& p, const ParallelConfig& c, const st
 FrameworkKnobs framework_knobs(const FrameworkSpec& f) {
   FrameworkKnobs k;
   if (auto a = parse_attention(f.attention)) k.attention = *a;
+  // Megatron-Core / NeMo attend through Transformer Engine, which picks cuDNN's fused attention on
+  // Hopper (framework_knobs.h); the others run FlashAttention-2 (SDPA's flash backend, flash_attn).
+  if (f.id == Framework::Megatron || f.id == Framework::Nemo) k.fused_kernel = FusedAttentionKernel::Cudnn;
   if (f.id == Framework::DeepSpeed) {
     k.sharding.granularity = ShardGranularity::Buckets;
     // The spec's buckets are bytes of bf16 elements (2 bytes each); the knobs count elements.

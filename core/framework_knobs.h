@@ -37,11 +37,33 @@ struct ShardingKnobs {
   int prefetch_depth = 1;
 };
 
+/// Which fused attention kernel a framework runs (AttentionKind::Fused only).
+/// FlashAttention2: Dao 2023's kernel, behind PyTorch SDPA's flash backend (torchtitan, FSDP
+///   stacks) and llm-foundry's attn_impl flash. Cudnn: cuDNN's fused attention, which Transformer
+///   Engine (Megatron-Core, NeMo) prefers on Hopper: TE's get_attention_backend, "Select
+///   FusedAttention for performance ... device_compute_capability >= (9, 0)" (transformer_engine/
+///   pytorch/attention.py). Its efficiency is a property of the GPU: HardwareProfile's
+///   fused_attention_* (FlashAttention-2) and cudnn_attention_* (cuDNN).
+enum class FusedAttentionKernel { FlashAttention2, Cudnn };
+
 /// Everything a training framework decides that the cost model needs (issue 12's --framework sets
 /// these together; each is also a flag of its own).
 struct FrameworkKnobs {
   AttentionKind attention = AttentionKind::Fused;
   ShardingKnobs sharding;
+  /// Added for issue 10 (prediction fidelity); costmodel/tp_overlap.h and costmodel/attention.cpp.
+  FusedAttentionKernel fused_kernel = FusedAttentionKernel::FlashAttention2;
+  /// Megatron --tp-comm-overlap: Transformer Engine splits each TP all-gather / reduce-scatter into
+  /// chunks pipelined with the GEMM that consumes / produces it (userbuffers). Off by default, as in
+  /// Megatron (megatron/training/arguments.py: action='store_true').
+  bool tp_comm_overlap = false;
+  /// Megatron --overlap-param-gather (distributed optimizer): the all-gather of the updated 16-bit
+  /// weights after the optimizer step runs under the next step's first forward. Off by default.
+  bool param_gather_overlap = false;
+  /// The model code gathers q, k, v into unpadded tensors for flash_attn's varlen kernel and scatters
+  /// the output back (llm-foundry's flash_attn_fn): extra element-wise traffic per layer,
+  /// costmodel/eager_elementwise.h. A property of the model code, not of FSDP; off by default.
+  bool unpad_attention = false;
 };
 
 }  // namespace meshplan

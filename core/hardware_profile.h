@@ -61,6 +61,11 @@ struct HardwareProfile {
   double usable_memory_bytes() const { return memory_bytes - reserved_memory_bytes; }
   /// Dense peak for `dtype`; 0 when the profile does not list it.
   double peak_flops_for(const std::string& dtype) const;
+  /// The same as fused_attention_*_efficiency for cuDNN's fused attention (Transformer Engine's
+  /// FusedAttention backend, which Megatron-Core/NeMo run on Hopper); 0 = the profile has no figure
+  /// for it and the fused_attention_* values apply (costmodel/attention.cpp).
+  double cudnn_attention_forward_efficiency = 0.0;
+  double cudnn_attention_backward_efficiency = 0.0;
 };
 
 /// Checks a profile for missing or non-positive values; `file` names the source.

@@ -64,18 +64,21 @@ void read_gpu(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
       hw.gemm_efficiency.push_back(p);
     }
   }
-  if (Reader::has(gpu, "fused_attention_efficiency")) {
-    const YAML::Node fa = r.map(gpu, "fused_attention_efficiency", "gpu.fused_attention_efficiency", false,
-                                "{forward: 0.35, backward: 0.35}");
-    hw.fused_attention_forward_efficiency =
-        r.number(fa, "forward", "gpu.fused_attention_efficiency.forward", std::nullopt, "fraction of peak");
-    hw.fused_attention_backward_efficiency =
-        r.number(fa, "backward", "gpu.fused_attention_efficiency.backward", std::nullopt, "fraction of peak");
-    for (double v : {hw.fused_attention_forward_efficiency, hw.fused_attention_backward_efficiency})
+  // Attention kernel efficiencies: {forward, backward} fractions of the dense peak, each optional.
+  auto read_attention = [&](const char* key, double& fwd, double& bwd) {
+    if (!Reader::has(gpu, key)) return;
+    const std::string at = std::string("gpu.") + key;
+    const YAML::Node fa = r.map(gpu, key, at, false, "{forward: 0.35, backward: 0.35}");
+    fwd = r.number(fa, "forward", at + ".forward", std::nullopt, "fraction of peak");
+    bwd = r.number(fa, "backward", at + ".backward", std::nullopt, "fraction of peak");
+    for (double v : {fwd, bwd})
       if (r.ok() && !(v > 0.0 && v <= 1.0))
-        r.fail("gpu.fused_attention_efficiency", io_detail::scaled_text(v, 1.0), "must be in (0, 1]",
-               "fraction of the dense peak, e.g. 0.35");
-  }
+        r.fail(at, io_detail::scaled_text(v, 1.0), "must be in (0, 1]", "fraction of the dense peak, e.g. 0.35");
+  };
+  read_attention("fused_attention_efficiency", hw.fused_attention_forward_efficiency,
+                 hw.fused_attention_backward_efficiency);
+  read_attention("cudnn_attention_efficiency", hw.cudnn_attention_forward_efficiency,
+                 hw.cudnn_attention_backward_efficiency);
   std::stable_sort(hw.gemm_efficiency.begin(), hw.gemm_efficiency.end(),
                    [](const EfficiencyPoint& a, const EfficiencyPoint& b) { return a.flops < b.flops; });
 }
@@ -268,6 +271,9 @@ nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
   if (hw.fused_attention_forward_efficiency > 0.0)
     gpu["fused_attention_efficiency"] = {{"forward", num(hw.fused_attention_forward_efficiency, 1.0)},
                                          {"backward", num(hw.fused_attention_backward_efficiency, 1.0)}};
+  if (hw.cudnn_attention_forward_efficiency > 0.0)
+    gpu["cudnn_attention_efficiency"] = {{"forward", num(hw.cudnn_attention_forward_efficiency, 1.0)},
+                                         {"backward", num(hw.cudnn_attention_backward_efficiency, 1.0)}};
   j["gpu"] = gpu;
   j["node"] = {{"gpus_per_node", hw.gpus_per_node}, {"intra_node", link_json(hw.intra_node)}};
   j["network"] = {{"inter_node", link_json(hw.inter_node)}};

@@ -24,6 +24,7 @@ struct RunDefaults {
   std::string framework;
   bool tuning = false;
   bool fp8 = false;
+  bool unpad_attention = false;
 };
 
 ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, const ValidationSet& set,
@@ -73,6 +74,11 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.fp8 = r.boolean(n, "fp8", path + ".fp8", defaults.fp8, "true|false");
   run.ac_policy = r.text(n, "ac_policy", path + ".ac_policy", std::string(), "torchtitan-op");
   run.note = r.text(n, "note", path + ".note", std::string(), "");
+  run.tp_comm_overlap = r.boolean(n, "tp_comm_overlap", path + ".tp_comm_overlap", false, "true|false");
+  run.overlap_param_gather =
+      r.boolean(n, "overlap_param_gather", path + ".overlap_param_gather", false, "true|false");
+  run.unpad_attention =
+      r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
   run.label = r.text(n, "label", path + ".label",
                      run.model + " " + to_string(run.recompute) + (run.sequence_parallel ? "+sp" : ""), "");
   if (r.ok() && run.iteration_s <= 0 && run.tokens_per_s_per_gpu <= 0 && run.tflops_per_gpu <= 0 && run.mfu <= 0)
@@ -117,6 +123,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   if (use != "tuning" && use != "held-out") r.fail("use", use, "unknown use", "tuning or held-out");
   defaults.tuning = use == "tuning";
   defaults.fp8 = r.boolean(root, "fp8", "fp8", set.dtype == "fp8", "true|false");
+  defaults.unpad_attention = r.boolean(root, "unpad_attention", "unpad_attention", false, "true|false");
   const YAML::Node models = r.map(root, "models", "models", false, "model shapes keyed by name");
   if (!r.ok()) return *r.error;
   for (const auto& kv : models) {

@@ -41,6 +41,9 @@ struct ValidationRun {
   std::string ac_policy;        // "" = Korthikanti's selective recompute; others are skipped
   bool tuning = false;          // `use: tuning`: a profile parameter was set on this run
   std::string note;             // assumptions made where the paper is silent
+  bool tp_comm_overlap = false;       // Megatron --tp-comm-overlap (FrameworkKnobs::tp_comm_overlap)
+  bool overlap_param_gather = false;  // Megatron --overlap-param-gather (FrameworkKnobs::param_gather_overlap)
+  bool unpad_attention = false;       // model code unpads q/k/v around flash_attn (FrameworkKnobs::unpad_attention)
 };
 
 /// One file of validation/: a source, the hardware the runs used, model shapes and runs.

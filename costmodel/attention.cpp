@@ -40,7 +40,7 @@ AttentionCoreTime materialized_time(const HardwareProfile& hw, double peak, cons
 }
 
 AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const ModelSpec& m, double b, double s,
-                             int tp, double e) {
+                             int tp, double e, FusedAttentionKernel kernel) {
   const double t = static_cast<double>(tp);
   const LayerFlops f = layer_forward_flops(m, b, s);
   const double executed = causal_block_fraction(s) * f.attention_core() / t;  // 2 GEMMs, causal blocks
@@ -53,12 +53,11 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
   const double bwd_bytes = e * b * s * (5.0 * h + 4.0 * kv) / t + 3.0 * lse;
   const double bwd_flops = 2.5 * executed;  // 5 GEMMs per 2 of the forward
   // The profile's measured/published kernel efficiency when it has one, else relative to its GEMMs.
-  const double fwd_eff = hw.fused_attention_forward_efficiency > 0.0
-                             ? hw.fused_attention_forward_efficiency
-                             : gemm_efficiency(hw, executed) * kFusedForwardRelEfficiency;
-  const double bwd_eff = hw.fused_attention_backward_efficiency > 0.0
-                             ? hw.fused_attention_backward_efficiency
-                             : gemm_efficiency(hw, bwd_flops) * kFusedBackwardRelEfficiency;
+  const FusedEfficiency measured = fused_kernel_efficiency(hw, kernel);
+  const double fwd_eff =
+      measured.forward > 0.0 ? measured.forward : gemm_efficiency(hw, executed) * kFusedForwardRelEfficiency;
+  const double bwd_eff =
+      measured.backward > 0.0 ? measured.backward : gemm_efficiency(hw, bwd_flops) * kFusedBackwardRelEfficiency;
   const double fwd_gemm = executed / (peak * fwd_eff);
   const double bwd_gemm = bwd_flops / (peak * bwd_eff);
   AttentionCoreTime out;
@@ -68,9 +67,16 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
 }
 }  // namespace
 
+FusedEfficiency fused_kernel_efficiency(const HardwareProfile& hw, FusedAttentionKernel kernel) {
+  if (kernel == FusedAttentionKernel::Cudnn && hw.cudnn_attention_forward_efficiency > 0.0)
+    return {hw.cudnn_attention_forward_efficiency, hw.cudnn_attention_backward_efficiency};
+  return {hw.fused_attention_forward_efficiency, hw.fused_attention_backward_efficiency};
+}
+
 AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak, const ModelSpec& m, AttentionKind k,
-                                      double b, double s, int tp, double e) {
-  return k == AttentionKind::Fused ? fused_time(hw, peak, m, b, s, tp, e) : materialized_time(hw, peak, m, b, s, tp);
+                                      double b, double s, int tp, double e, FusedAttentionKernel kernel) {
+  return k == AttentionKind::Fused ? fused_time(hw, peak, m, b, s, tp, e, kernel)
+                                   : materialized_time(hw, peak, m, b, s, tp);
 }
 
 }  // namespace meshplan

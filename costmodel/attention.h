@@ -41,8 +41,20 @@ struct AttentionCoreTime {
 /// FlashAttention's efficiency relative to a plain GEMM (kFusedForwardRelEfficiency,
 /// kFusedBackwardRelEfficiency), backward = 5 GEMMs (recomputed Q K^T, dV, dP, dQ, dK) per 2 of the
 /// forward; each pass at least its HBM traffic (Q, K, V, O, dO, LSE reads and writes).
+/// `kernel` picks which of the profile's measured fused-kernel efficiencies applies
+/// (fused_kernel_efficiency below).
 AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak_flops_per_s, const ModelSpec& m,
-                                      AttentionKind k, double b, double s, int tp, double element_bytes);
+                                      AttentionKind k, double b, double s, int tp, double element_bytes,
+                                      FusedAttentionKernel kernel = FusedAttentionKernel::FlashAttention2);
+
+/// The profile's {forward, backward} fraction of peak for `kernel`: cuDNN's figures when the kernel
+/// is cuDNN and the profile has them, else the FlashAttention-2 figures (fused_attention_*); 0 where
+/// the profile has neither (then the GEMM-relative default applies).
+struct FusedEfficiency {
+  double forward = 0;
+  double backward = 0;
+};
+FusedEfficiency fused_kernel_efficiency(const HardwareProfile& hw, FusedAttentionKernel kernel);
 
 /// FlashAttention's achieved FLOP/s relative to a large cuBLAS GEMM on the same GPU (not fitted to
 /// any validation run). Dao 2023 (FlashAttention-2, arXiv:2307.08691, abstract): the forward reaches

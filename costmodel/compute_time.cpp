@@ -7,7 +7,9 @@
 #include "costmodel/activations.h"
 #include "costmodel/attention.h"
 #include "costmodel/collectives.h"
+#include "costmodel/eager_elementwise.h"
 #include "costmodel/flops.h"
+#include "costmodel/tp_overlap.h"
 
 namespace meshplan {
 
@@ -73,16 +75,21 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const double up = gemm_time_s(hw, peak, f.mlp_up / t);
   const double down = gemm_time_s(hw, peak, f.mlp_down / t);
   const AttentionCoreTime core = attention_core_time(hw, peak, p.model, p.job.knobs.attention, b, s, cfg.tp,
-                                                     activation_element_bytes(p.job.dtype));
+                                                     activation_element_bytes(p.job.dtype), p.job.knobs.fused_kernel);
   const ElementwiseBytes e = elementwise_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
   const double ew_outside = memory_bound_time_s(hw, e.outside_core);
+  // Model code that unpads q/k/v around FlashAttention (FrameworkKnobs::unpad_attention).
+  const EagerBytes unpad = p.job.knobs.unpad_attention
+                               ? unpad_attention_bytes(p.model, b, s, cfg.tp, activation_element_bytes(p.job.dtype))
+                               : EagerBytes{};
 
   LayerCompute c;
-  c.forward_s = qkv + out + up + down + core.forward_s + ew_outside;
+  c.forward_s = qkv + out + up + down + core.forward_s + ew_outside + memory_bound_time_s(hw, unpad.forward);
   c.dx_gemm_s = qkv + out + up + down;
   // Element-wise backward reads the saved tensors and gradients and writes gradients: about twice
   // the forward bytes. The attention core's backward is costmodel/attention.h's.
-  c.backward_input_s = c.dx_gemm_s + core.backward_s + 2.0 * ew_outside;
+  c.backward_input_s =
+      c.dx_gemm_s + core.backward_s + 2.0 * ew_outside + memory_bound_time_s(hw, unpad.backward);
   c.backward_weight_s = qkv + out + up + down;
   c.qkv_dw_s = qkv;
   c.mlp_up_dw_s = up;
@@ -110,6 +117,7 @@ LayerComm layer_tp_comm(const Problem& p, const ParallelConfig& cfg, const Layer
   } else {
     const double ag = all_gather_s(hw, g, bytes);
     const double rs = reduce_scatter_s(hw, g, bytes);
+    if (p.job.knobs.tp_comm_overlap) return overlapped_tp_comm(layer_gemm_times(p, cfg), ag, rs, cfg.recompute);
     out.collective_s = ag + rs;
     out.forward_s = 2.0 * (ag + rs);
     // Exposed: the 2 all-gathers of the row-parallel outputs' gradients and the 2 re-gathers of

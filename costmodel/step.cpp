@@ -138,7 +138,9 @@ DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const Sta
                                               : reduce_scatter_s(hw, g, params * pb.gradients);
     const double after = cfg.zero_stage == 1 ? all_gather_s(hw, g, params * pb.weights) : 0.0;
     out.total_s = reduce + after;
-    out.exposed_s = (overlap ? std::max(0.0, reduce - st.backward_s) : reduce) + after;
+    // --overlap-param-gather: the gather runs under the next step's first forward (FrameworkKnobs).
+    const double after_exposed = p.job.knobs.param_gather_overlap ? std::max(0.0, after - st.forward_s) : after;
+    out.exposed_s = (overlap ? std::max(0.0, reduce - st.backward_s) : reduce) + after_exposed;
     return out;
   }
   // ZeRO-2/3 keep only a gradient shard, so every micro-batch's gradients are reduce-scattered

@@ -27,6 +27,12 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   FrameworkKnobs k;
   k.attention = run.attention;
   if (run.framework == "deepspeed") k.sharding.granularity = ShardGranularity::Buckets;
+  // Megatron-Core and NeMo run Transformer Engine's attention: cuDNN's kernel on Hopper
+  // (core/framework_knobs.h FusedAttentionKernel); the same rule as framework_knobs().
+  if (run.framework == "megatron" || run.framework == "nemo") k.fused_kernel = FusedAttentionKernel::Cudnn;
+  k.tp_comm_overlap = run.tp_comm_overlap;
+  k.param_gather_overlap = run.overlap_param_gather;
+  k.unpad_attention = run.unpad_attention;
   return k;
 }
 

@@ -177,3 +177,19 @@ TEST_CASE("estimate --attention: fused by default, recorded in job.attention and
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--attention") != std::string::npos);
 }
+
+TEST_CASE("a megatron plan read back keeps the framework's attention kernel (cuDNN on H100)") {
+  // Issue 10: --framework megatron attends through TE's cuDNN kernel, faster on H100 than the
+  // FlashAttention-2 of --framework torchtitan; --plan must rebuild the same knobs from the framework.
+  const std::string m = source_path("examples/models/llama-3-8b.yaml");
+  const std::string base = "estimate --model " + m + " --hardware h100-80gb-sxm --gpus 8 --global-batch 8 --seq 8192"
+                           " --tp 8 --sequence-parallel --format json";
+  const std::string plan = scratch_dir() + "/megatron-kernel-plan.json";
+  const CliResult direct = run_cli(base + " --framework megatron --output " + plan);
+  REQUIRE(direct.exit_code == 0);
+  const CliResult again = run_cli("estimate --format json --plan " + plan);
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.out == direct.out);
+  const json titan = parse_ok(run_cli(base + " --framework torchtitan"));
+  CHECK(json::parse(direct.out)["time"]["compute_s"].get<double>() < titan["time"]["compute_s"].get<double>());
+}

@@ -182,3 +182,36 @@ runs:
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().file.find("t.yaml") != std::string::npos);
 }
+
+TEST_CASE("Megatron-LM 2024 H100 table: every published layout fits, with the flags its README states") {
+  // The README states --overlap-param-gather (which Megatron allows only with the distributed
+  // optimizer: zero 1) and --tp-comm-overlap; Megatron-Core attends through TE's cuDNN kernel.
+  // Before (issue 10, 18 B/param unsharded): 7 of 9 did not fit, 20.5 % mean, 78 % max.
+  auto set = load_validation(kSource + "/validation/megatron-lm2024-h100-weak-scaling.yaml");
+  REQUIRE(set.ok());
+  for (const ValidationRun& run : set.value().runs) {
+    CHECK(run.zero_stage == 1);
+    CHECK(run.overlap_param_gather);
+    CHECK(run.tp_comm_overlap == (run.tp > 1));
+    const FrameworkKnobs k = run_framework(run);
+    CHECK(k.fused_kernel == FusedAttentionKernel::Cudnn);
+    CHECK(k.tp_comm_overlap == run.tp_comm_overlap);
+    CHECK(k.param_gather_overlap);
+  }
+  const ValidationReport r = predict_file("megatron-lm2024-h100-weak-scaling.yaml");
+  REQUIRE(r.runs.size() == 9);
+  for (const RunPrediction& run : r.runs) CHECK(run.estimate.fits);
+  CHECK(r.mean_abs_error <= 0.20);  // achieved 17.4 % (issue 10 target 12 %: not met)
+  CHECK(r.max_abs_error <= 0.35);   // achieved 32.3 %
+}
+
+TEST_CASE("BLOOM 176B is predicted on Jean Zay's network, 4 x 100 Gb/s Omni-Path per node") {
+  auto set = load_validation(kSource + "/validation/bigscience2022-bloom-176b.yaml");
+  REQUIRE(set.ok());
+  auto hw = load_hardware(set.value().hardware, kSource + "/hardware-profiles");
+  REQUIRE(hw.ok());
+  CHECK(hw.value().inter_node.bandwidth_bytes_per_s == Approx(4 * 100e9 / 8 / 8));  // 6.25 GB/s per GPU
+  const ValidationReport r = predict_file("bigscience2022-bloom-176b.yaml");
+  REQUIRE(r.runs.size() == 2);
+  CHECK(std::fabs(r.runs[0].error) <= 0.20);  // full-batch iteration: achieved -17.3 % (was -20.2 %)
+}
