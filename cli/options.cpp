@@ -49,6 +49,7 @@ void add_problem_options(CLI::App* sub, ProblemOptions& o) {
                                  "softmax, s x s scores stashed, Korthikanti et al. 2022) (default fused)"),
                  {"fused", "materialized"});
   sub->add_option("--profiles-dir", o.profiles_dir, "Directory of hardware profiles (default: shipped)");
+  add_feature_options(sub, o.features);
 }
 
 void add_config_options(CLI::App* sub, ConfigOptions& o) {
@@ -65,6 +66,7 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
   sub->add_option("--virtual-stages", o.virtual_stages, "Model chunks per pipeline rank (interleaved)");
   sub->add_flag("--no-dp-overlap", o.no_dp_overlap, "Do not overlap DP gradient reduction with backward");
   sub->add_option("--layers-per-stage", o.layers_per_stage, "Layers per pipeline chunk, e.g. 7,9,9,7");
+  add_cp_option(sub, o.cp);
 }
 
 void add_output_options(CLI::App* sub, OutputOptions& o) {
@@ -147,6 +149,7 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
       return make_error(kCmd, "--attention", o.attention, "unknown attention kernel", "use fused or materialized");
     job.knobs.attention = *attention;
   }
+  if (auto r = apply_feature_options(o.features, job); !r) return r.error();
   if (p.hardware.peak_flops_for(o.dtype) <= 0.0)
     return make_error(kCmd, "--dtype", o.dtype, "not listed in profile " + p.hardware.name,
                       "available: " + dtypes_of(p.hardware));
@@ -213,7 +216,11 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
     return make_error(where, c.tp > limits::kMaxDegree ? "--tp" : c.pp > limits::kMaxDegree ? "--pp" : "--virtual-stages",
                       std::to_string(std::max({c.tp, c.pp, o.virtual_stages})),
                       "must be in 1.." + std::to_string(limits::kMaxDegree), "e.g. --tp 8");
-  const int64_t mp = static_cast<int64_t>(c.tp) * c.pp;
+  c.cp = o.cp;
+  if (c.cp < 1 || c.cp > limits::kMaxDegree)
+    return make_error(where, "--cp", std::to_string(o.cp), "must be in 1.." + std::to_string(limits::kMaxDegree),
+                      "e.g. --cp 2");
+  const int64_t mp = static_cast<int64_t>(c.tp) * c.pp * c.cp;  // DP = gpus / (tp * cp * pp)
   c.dp = static_cast<int>(std::max<int64_t>(1, p.job.gpus / mp));
   c.zero_stage = o.zero;
   c.micro_batch_size = o.micro_batch;
@@ -243,6 +250,7 @@ ConfigOptions config_options_of(const ParallelConfig& cfg) {
   o.schedule = to_string(cfg.schedule);
   o.virtual_stages = cfg.virtual_stages;
   o.no_dp_overlap = !cfg.dp_overlap;
+  o.cp = cfg.cp;
   for (size_t i = 0; i < cfg.layers_per_stage.size(); ++i)
     o.layers_per_stage += (i ? "," : "") + std::to_string(cfg.layers_per_stage[i]);
   return o;
@@ -260,6 +268,7 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
   if (given(a, "--schedule")) base.schedule = co.schedule;
   if (given(a, "--virtual-stages")) base.virtual_stages = co.virtual_stages;
   if (given(a, "--no-dp-overlap")) base.no_dp_overlap = co.no_dp_overlap;
+  if (given(a, "--cp")) base.cp = co.cp;
   const bool reshaped = given(a, "--pp") || given(a, "--virtual-stages");
   if (given(a, "--layers-per-stage")) base.layers_per_stage = co.layers_per_stage;
   else if (reshaped) base.layers_per_stage.clear();  // the old split no longer matches
@@ -300,6 +309,7 @@ Result<Setup> resolve_setup(const ProblemOptions& po, const ConfigOptions& co,
       return make_error(kCmd, "--attention", po.attention, "unknown attention kernel", "use fused or materialized");
     s.problem.job.knobs.attention = *k;
   }
+  if (auto r = apply_feature_overrides(po.features, s.problem.job); !r) return r.error();
   auto c = make_config(s.problem, merge_overrides(config_options_of(cand.value()), co), plan.plan);
   if (!c) return c.error();
   s.config = c.value();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "cli/feature_options.h"
 #include "core/parallel_config.h"
 
 namespace CLI {
@@ -29,6 +30,7 @@ struct ProblemOptions {
   std::string attention = "fused";      // fused | materialized (attention kernel, core/framework_knobs.h)
   std::string profiles_dir;             // empty = default_profiles_dir()
   CLI::App* app = nullptr;              // set by add_problem_options; tells which flags were given
+  FeatureOptions features;              // --cp-comm --fp8 --grad-compression (cli/feature_options.h)
 };
 
 /// How to split it: --tp --pp [--zero] [--micro-batch] [--recompute] [--sequence-parallel]
@@ -45,6 +47,7 @@ struct ConfigOptions {
   bool no_dp_overlap = false;
   std::string layers_per_stage;         // comma-separated layers per chunk; empty = even split
   CLI::App* app = nullptr;              // set by add_config_options; tells which flags were given
+  int cp = 1;                           // --cp: context-parallel degree
 };
 
 /// --format table|json|yaml (default table) and --output FILE.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "cli/feature_options.h"
 #include "cli/report_json.h"
 #include "core/human_format.h"
 #include "core/framework.h"
@@ -46,11 +47,13 @@ ojson job_object(const Job& job) {
                {"gradients", report_number(pb.gradients)},
                {"optimizer", report_number(pb.optimizer)},
                {"total", report_number(pb.weights + pb.gradients + pb.optimizer)}};
-  return {{"gpus", job.gpus},         {"global_batch", job.global_batch},
-          {"seq_len", job.seq_len},   {"dtype", job.dtype},
-          {"attention", to_string(job.knobs.attention)},
-          {"framework", to_string(job.framework)},
-          {"bytes_per_param", bpp},   {"allow_tp_across_nodes", job.allow_tp_across_nodes}};
+  ojson j = {{"gpus", job.gpus},         {"global_batch", job.global_batch},
+             {"seq_len", job.seq_len},   {"dtype", job.dtype},
+             {"attention", to_string(job.knobs.attention)},
+             {"framework", to_string(job.framework)},
+             {"bytes_per_param", bpp},   {"allow_tp_across_nodes", job.allow_tp_across_nodes}};
+  add_job_features(j, job);  // cp_comm, fp8, grad_compression when set
+  return j;
 }
 
 ojson config_object(const ParallelConfig& c) {
@@ -66,6 +69,7 @@ ojson config_object(const ParallelConfig& c) {
              {"virtual_stages", c.virtual_stages},
              {"dp_overlap", c.dp_overlap}};
   j["layers_per_stage"] = c.layers_per_stage;  // empty = even split (layers_per_chunk)
+  add_config_features(j, c);                   // "cp" when > 1
   return j;
 }
 
