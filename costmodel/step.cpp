@@ -294,6 +294,12 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     k.grad_bytes = params * pb.gradients;
     k.dp_reduce_s = cfg.zero_stage == 0 ? all_reduce_s(hw, dp_group, k.grad_bytes)
                                         : reduce_scatter_s(hw, dp_group, k.grad_bytes);
+    if (p.job.compression != GradCompression::None) {
+      // The stage's compressed reduction, shared among its chunks by parameters.
+      const int stage = c % cfg.pp;
+      k.dp_reduce_s = compressed_reduction(p, cfg, stage, dp_group).total_s * params /
+                      stage_parameters_per_gpu(p.model, cfg, stage);
+    }
     k.zero3_gather_s = cfg.zero_stage >= 3 ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
     out.chunks.push_back(k);
   }
