@@ -295,7 +295,7 @@ int run_plan(const PlanArgs& in) {
 void add_narrowing_options(CLI::App* sub, PlanArgs& a) {
   sub->add_option("--tp", a.tp, "Tensor-parallel sizes to try, e.g. 8 or 2,4,8 (default: all)");
   sub->add_option("--pp", a.pp, "Pipeline-parallel sizes to try (default: all)");
-  sub->add_option("--cp", a.cp, "Context-parallel sizes to try, e.g. 1,2,4 (default: 1, and for sequences of 16K "
+  sub->add_option("--cp", a.cp, "Context-parallel sizes to try, e.g. 1,2,4 (default: 1, and for sequences of 8K "
                                 "tokens or more every size leaving >= 4K tokens per GPU)");
   sub->add_option("--zero", a.zero, "ZeRO stages to try, e.g. 1,2 (default: 0,1,2,3)");
   sub->add_option("--micro-batch", a.micro_batch, "Micro-batch sizes to try (default: divisors of batch/dp)");

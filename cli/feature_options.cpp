@@ -1,10 +1,15 @@
 // --cp, --cp-comm, --fp8, --grad-compression: flags, report JSON and plan-file reading.
 #include "cli/feature_options.h"
 
+#include "cli/feature_report.h"
+
 #include <CLI/CLI.hpp>
 
 #include "cli/help_text.h"
 #include "core/job_features.h"
+#include "costmodel/activations.h"
+#include "costmodel/compute_time.h"
+#include "costmodel/context_parallel.h"
 #include "costmodel/grad_compression.h"
 
 namespace meshplan::cli {
@@ -62,6 +67,29 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.fp8 != Fp8Recipe::None) j["fp8"] = to_string(job.fp8);
   if (job.compression != GradCompression::None) {
     j["grad_compression"] = grad_compression_text(job);
+  }
+}
+
+void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
+  if (c.cp > 1) {
+    const CpAttention a = cp_attention(p, c, job_peak_flops(p), activation_element_bytes(p.job.dtype));
+    j["context_parallel"] = {{"cp", c.cp},
+                             {"cp_comm", to_string(p.job.cp_comm)},
+                             {"kv_chunk_bytes", report_bytes(a.kv_chunk_bytes)},
+                             {"ring_steps", a.steps},
+                             {"step_attention_forward_s", report_number(a.step.forward_s)},
+                             {"step_comm_forward_s", report_number(a.step_comm_forward_s)},
+                             {"layer_exposed_forward_s", report_number(a.forward_exposed_s)},
+                             {"layer_exposed_backward_s", report_number(a.backward_exposed_s)}};
+  }
+  if (p.job.compression != GradCompression::None && c.zero_stage == 0) {
+    const CompressedReduction r = compressed_reduction(p, c, 0, grad_group(p.hardware, c));
+    j["grad_compression"] = {{"method", grad_compression_text(p.job)},
+                             {"bytes_sent", report_bytes(r.bytes_sent)},
+                             {"uncompressed_bytes", report_bytes(r.uncompressed_bytes)},
+                             {"comm_s", report_number(r.comm_s)},
+                             {"compute_s", report_number(r.compute_s)},
+                             {"warmup_steps", r.warmup_steps}};
   }
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/feature_options.h"
+#include "cli/feature_report.h"
 #include "cli/report_json.h"
 #include "core/human_format.h"
 #include "core/framework.h"
@@ -132,6 +133,7 @@ ojson estimate_object(const Problem& p, const StepEstimate& e) {
   j["throughput"] = throughput_object(e.throughput);
   j["fits"] = e.fits;
   j["bottleneck"] = to_string(e.bottleneck);
+  add_estimate_features(j, p, e.config);  // "context_parallel", "grad_compression" when in use
   j["provenance"] = provenance_object(p);
   return j;
 }

@@ -8,11 +8,11 @@
 namespace meshplan {
 
 /// CP is worth trying once one sequence's activations dominate: from kCpMinSeq tokens on, and
-/// only down to kCpMinLocalTokens tokens per GPU (below that the K/V exchange of a ring step
-/// outlasts its attention block on every shipped profile, and TP/PP split the work more cheaply).
-/// Megatron-Core's guidance is to enable CP for sequences of 8K tokens and more
-/// (docs/source/api-guide/context_parallel.rst, "long context").
-constexpr int64_t kCpMinSeq = 16384;
+/// only down to kCpMinLocalTokens tokens per GPU (below that a ring step's attention block is too
+/// small to hide its K/V exchange, and TP/PP split the work more cheaply). Megatron-Core's
+/// docs/source/api-guide/context_parallel.rst illustrates CP with an 8K-token sequence split
+/// into 4K tokens per GPU: the smallest case searched here.
+constexpr int64_t kCpMinSeq = 8192;
 constexpr int64_t kCpMinLocalTokens = 4096;
 
 /// The --cp list when given, else {1} and every c >= 2 dividing the GPU count with

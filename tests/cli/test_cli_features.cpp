@@ -82,3 +82,20 @@ TEST_CASE("plan searches CP only for long sequences; --cp narrows it") {
   REQUIRE(pinned.exit_code == 0);
   CHECK(pinned.out.find("\"cp\": 4") != std::string::npos);
 }
+
+TEST_CASE("estimate reports the compressed reduction and the CP ring") {
+  CliResult r = run_cli(est("h100-80gb-sxm", "--seq 4096 --grad-compression onebit-adam --format json"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("\"grad_compression\": \"onebit-adam\"") != std::string::npos);
+  CHECK(r.out.find("\"warmup_steps\": 100000") != std::string::npos);
+  CliResult cp = run_cli(est("h100-80gb-sxm", "--seq 32768 --tp 2 --cp 4 --format json"));
+  REQUIRE(cp.exit_code == 0);
+  CHECK(cp.out.find("\"context_parallel\"") != std::string::npos);
+  CHECK(cp.out.find("\"ring_steps\": 4") != std::string::npos);
+  CliResult sim = run_cli("simulate --model " + kModel + " --hardware h100-80gb-sxm --gpus 16 --global-batch 16 "
+                          "--seq 32768 --tp 2 --cp 4 --format json");
+  INFO(sim.err);
+  REQUIRE(sim.exit_code == 0);
+  CHECK(sim.out.find("\"cp_ring\"") != std::string::npos);
+}
