@@ -24,7 +24,7 @@ static void check_bad(const std::string& args, std::initializer_list<std::string
   CHECK(r.out.empty());
 }
 
-TEST_CASE("estimate --cp: DP = gpus / (tp*cp*pp), config carries cp, plan file round-trips") {
+TEST_CASE("estimate --cp: DP = gpus / (tp*cp*pp) and config carries cp and plan file round-trips") {
   const std::string plan = scratch_dir() + "/cp-plan.json";
   CliResult r = run_cli(est("h100-80gb-sxm", "--seq 32768 --tp 2 --cp 4 --format json --output " + plan));
   INFO(r.err);
@@ -41,7 +41,7 @@ TEST_CASE("estimate --cp: DP = gpus / (tp*cp*pp), config carries cp, plan file r
   CHECK(one.out.find("\"cp\"") == std::string::npos);
 }
 
-TEST_CASE("CP, FP8 and compression refusals are one line, exit 2") {
+TEST_CASE("CP and FP8 and compression refusals are one line and exit 2") {
   check_bad(est("h100-80gb-sxm", "--seq 4100 --cp 4"), {"--cp", "2*cp=8"});
   check_bad(est("h100-80gb-sxm", "--seq 32768 --cp 3"), {"--gpus", "tp*cp*pp=3"});
   check_bad(est("h100-80gb-sxm", "--seq 32768 --cp 2 --attention materialized"), {"--cp", "fused"});
@@ -71,7 +71,7 @@ TEST_CASE("--fp8 speeds up the step on H100 and the Megatron export writes the F
   CHECK(ex.out.find("--context-parallel-size") != std::string::npos);  // 64K tokens: CP wins
 }
 
-TEST_CASE("plan searches CP only for long sequences; --cp narrows it") {
+TEST_CASE("plan searches CP only for long sequences - --cp narrows it") {
   CliResult shortseq = run_cli("plan --model " + kModel + " --hardware h100-80gb-sxm --gpus 16 --global-batch 64 "
                                "--seq 4096 --format json --top 50");
   REQUIRE(shortseq.exit_code == 0);

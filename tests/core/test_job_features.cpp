@@ -33,7 +33,7 @@ TEST_CASE("cp: DP = gpus / (tp * cp * pp)") {
   CHECK(e.front().one_line().find("tp*cp*pp=8") != std::string::npos);
 }
 
-TEST_CASE("cp: causal load balancing needs seq % (2 cp) == 0; fused attention; a2a head rule") {
+TEST_CASE("cp: causal load balancing needs seq % (2 cp) == 0 - fused attention - a2a head rule") {
   Problem p = llama8b_on(16, 32768 + 8);  // divisible by 8, not by 16
   ErrorList e = validate_config(p, cfg(2, 8, 1, 8), "t");
   REQUIRE(e.size() == 1);
@@ -49,7 +49,7 @@ TEST_CASE("cp: causal load balancing needs seq % (2 cp) == 0; fused attention; a
   CHECK(validate_config(p, cfg(2, 8, 1, 8), "t").empty());
 }
 
-TEST_CASE("fp8 is refused on a profile without an fp8 peak; compression outside ZeRO 0") {
+TEST_CASE("fp8 is refused on a profile without an fp8 peak - compression outside ZeRO 0") {
   Problem p = llama8b_on(8, 4096);
   p.job.fp8 = Fp8Recipe::Delayed;
   ErrorList e = validate_config(p, cfg(1, 1, 8, 1), "t");
@@ -72,7 +72,7 @@ TEST_CASE("names parse and print back") {
   CHECK(!parse_fp8_recipe("e4m3"));
 }
 
-TEST_CASE("NVLink domain: GB200 NVL72 profile, reader range check, TP rule follows the domain") {
+TEST_CASE("NVLink domain: GB200 NVL72 profile and reader range check and TP rule follows the domain") {
   auto gb = load_hardware("gb200-nvl72", kProfiles);
   REQUIRE(gb.ok());
   CHECK(gb.value().gpus_per_node == 4);

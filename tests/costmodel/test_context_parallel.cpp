@@ -31,7 +31,7 @@ ParallelConfig cp_config(int tp, int cp, int dp) {
 }
 }  // namespace
 
-TEST_CASE("cp ring: K/V hop, exposed time and compute match the closed forms") {
+TEST_CASE("cp ring: K/V hop and exposed time and compute match the closed forms") {
   Problem p = long_problem(8, 65536);
   const ParallelConfig c = cp_config(2, 4, 1);
   const double e = 2.0, b = 1.0, s_local = 65536.0 / 4, t = 2.0;
@@ -61,7 +61,7 @@ TEST_CASE("cp ring: a slow link exposes (comm - compute) per ring step") {
   CHECK(a.backward_exposed_s == Approx(7.0 * (2.0 * hop - a.step.backward_s) + hop));
 }
 
-TEST_CASE("cp all_gather and a2a: collectives exposed, closed forms") {
+TEST_CASE("cp all_gather and a2a: collectives exposed and closed forms") {
   Problem p = long_problem(8, 32768);
   const ParallelConfig c = cp_config(1, 8, 1);
   const double kv = 2.0 * 2.0 * 4096.0 * 1024.0;  // one chunk of s/cp = 4096 tokens
@@ -101,7 +101,7 @@ TEST_CASE("cp splits activations by cp and shards ZeRO state over dp*cp") {
   CHECK(m4.activations_bytes < m1.activations_bytes / 3.0);
 }
 
-TEST_CASE("cp: linear-layer compute per GPU falls by cp, attention by about cp") {
+TEST_CASE("cp: linear-layer compute per GPU falls by cp and attention by about cp") {
   Problem p = long_problem(8, 32768);
   const LayerCompute l1 = layer_compute(p, cp_config(1, 1, 8));
   const LayerCompute l4 = layer_compute(p, cp_config(1, 4, 2));
@@ -110,7 +110,7 @@ TEST_CASE("cp: linear-layer compute per GPU falls by cp, attention by about cp")
   CHECK(l4.forward_s > l1.forward_s / 5.0);
 }
 
-TEST_CASE("cp = 1: no K/V exchange, DP group = dp, whole sequence per GPU") {
+TEST_CASE("cp = 1: no K/V exchange and DP group = dp and whole sequence per GPU") {
   Problem p = long_problem(8, 4096);
   ParallelConfig c = cp_config(1, 1, 8);
   CHECK(grad_group_size(c) == 8);

@@ -29,7 +29,7 @@ ParallelConfig dp8() {
 }
 }  // namespace
 
-TEST_CASE("fp8: linear GEMMs use the fp8 peak, attention and LM head stay at bf16") {
+TEST_CASE("fp8: linear GEMMs use the fp8 peak and attention and LM head stay at bf16") {
   Problem p = fp8_problem();
   const LayerCompute bf = layer_compute(p, dp8());
   const EndsCompute ends_bf = ends_compute(p, dp8());
@@ -43,7 +43,7 @@ TEST_CASE("fp8: linear GEMMs use the fp8 peak, attention and LM head stay at bf1
   CHECK(ends_compute(p, dp8()).head_forward_s == Approx(ends_bf.head_forward_s));
 }
 
-TEST_CASE("fp8: cast bytes per recipe, closed form") {
+TEST_CASE("fp8: cast bytes per recipe and closed form") {
   Problem p = fp8_problem();
   p.job.fp8 = Fp8Recipe::Delayed;
   const double T = 4096, h = 4096, f = 14336, kv = 1024;
@@ -59,7 +59,7 @@ TEST_CASE("fp8: cast bytes per recipe, closed form") {
   CHECK(fp8_cast_bytes(p, dp8(), T).forward_bytes == 0.0);
 }
 
-TEST_CASE("fp8: weight copies and amax history in memory, closed form") {
+TEST_CASE("fp8: weight copies and amax history in memory and closed form") {
   Problem p = fp8_problem();
   const MemoryBreakdown bf = estimate_memory(p, dp8());
   p.job.fp8 = Fp8Recipe::Delayed;
@@ -72,7 +72,7 @@ TEST_CASE("fp8: weight copies and amax history in memory, closed form") {
   CHECK(fp8_scaling_state_bytes_per_layer(Fp8Recipe::Current) == Approx(20 * 4 * 3));
 }
 
-TEST_CASE("grad compression: bytes sent and warm-up per method, closed forms") {
+TEST_CASE("grad compression: bytes sent and warm-up per method and closed forms") {
   Problem p = fp8_problem();
   const ParallelConfig c = dp8();
   const GroupPlacement g = place_group(p.hardware, 8, 1);

@@ -5,7 +5,7 @@
 
 using namespace meshplan;
 
-TEST_CASE("cp ring events: exchange hidden behind attention, closed form exact") {
+TEST_CASE("cp ring events: exchange hidden behind attention and closed form exact") {
   // c = 1000 ns per step, h = 300 ns per hop: 2h <= c, only the final dK/dV hop is exposed.
   const CpRingResult r = simulate_cp_ring(4, 1000, 2000, 300);
   CHECK(r.forward_ns == 4 * 1000);
@@ -25,7 +25,7 @@ TEST_CASE("cp ring events: a slow link exposes (comm - compute) per step") {
   CHECK(r.backward_ns >= model - 10000);
 }
 
-TEST_CASE("cp ring events: every rank computes on every chunk once, after it arrived") {
+TEST_CASE("cp ring events: every rank computes on every chunk once and after it arrived") {
   const int cp = 5;
   const CpRingResult r = simulate_cp_ring(cp, 700, 1500, 900);
   for (bool bwd : {false, true}) {
