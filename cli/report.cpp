@@ -12,6 +12,7 @@
 #include "core/human_format.h"
 #include "core/framework.h"
 #include "core/io.h"
+#include "core/job_features.h"
 #include "meshplan_version.h"
 
 namespace meshplan::cli {
@@ -183,8 +184,11 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
     << human_count(static_cast<double>(p.job.global_batch) * p.job.seq_len, "tokens") << " per step), "
     << p.job.dtype << ", " << format_number(pb.weights + pb.gradients + pb.optimizer)
     << " bytes/param (" << to_string(p.job.convention) << "), framework " << to_string(p.job.framework)
-    << ", " << to_string(p.job.knobs.attention) << " attention\n";
-  o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << " zero=" << c.zero_stage
+    << ", " << to_string(p.job.knobs.attention) << " attention"
+    << (p.job.fp8 != Fp8Recipe::None ? std::string(", FP8 ") + to_string(p.job.fp8) + " (linear GEMMs)" : "")
+    << (p.job.compression != GradCompression::None ? ", grad compression " + grad_compression_text(p.job) : "") << "\n";
+  o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << (c.cp > 1 ? " cp=" + std::to_string(c.cp) : "")
+    << " zero=" << c.zero_stage
     << " micro_batch=" << c.micro_batch_size << " micro_batches=" << c.num_micro_batches
     << " recompute=" << to_string(c.recompute) << " sp=" << (c.sequence_parallel ? "on" : "off")
     << " schedule=" << to_string(c.schedule) << " v=" << c.virtual_stages << "\n";
