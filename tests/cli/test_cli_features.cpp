@@ -51,7 +51,7 @@ TEST_CASE("CP and FP8 and compression refusals are one line and exit 2") {
   check_bad(est("h100-80gb-sxm", "--grad-compression gzip"), {"--grad-compression", "gzip"});
 }
 
-TEST_CASE("--fp8 speeds up the step on H100 and the Megatron export writes the FP8 flags") {
+TEST_CASE("fp8 flag speeds up the step on H100 and the Megatron export writes the FP8 flags") {
   CliResult bf = run_cli(est("h100-80gb-sxm", "--seq 4096 --format json"));
   CliResult f8 = run_cli(est("h100-80gb-sxm", "--seq 4096 --fp8 current --format json"));
   REQUIRE(bf.exit_code == 0);
