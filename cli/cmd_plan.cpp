@@ -38,6 +38,7 @@ struct PlanArgs {
   ProblemOptions problem;
   OutputOptions output;
   std::string tp, pp, zero, micro_batch, recompute, schedule, virtual_stages;
+  std::string cp;  // --cp list (context parallel)
   bool sp_on = false, sp_off = false, overlap_on = false, overlap_off = false;
   int max_tp = 0, max_pp = 0, top = 5;
   std::string objective = "step-time";
@@ -99,6 +100,7 @@ Result<bool> narrow(const PlanArgs& a, SearchSpace& s) {
   const int64_t big = limits::kMaxDegree;
   if (!a.tp.empty()) { auto v = parse_small_ints(a.tp, "--tp", 1, big); if (!v) return v.error(); s.tp = *v; }
   if (!a.pp.empty()) { auto v = parse_small_ints(a.pp, "--pp", 1, big); if (!v) return v.error(); s.pp = *v; }
+  if (!a.cp.empty()) { auto v = parse_small_ints(a.cp, "--cp", 1, big); if (!v) return v.error(); s.cp = *v; }
   if (!a.zero.empty()) { auto v = parse_small_ints(a.zero, "--zero", 0, 3); if (!v) return v.error(); s.zero = *v; }
   if (!a.micro_batch.empty()) {
     auto v = parse_ints(a.micro_batch, "--micro-batch", 1, limits::kMaxGlobalBatch);
@@ -293,6 +295,8 @@ int run_plan(const PlanArgs& in) {
 void add_narrowing_options(CLI::App* sub, PlanArgs& a) {
   sub->add_option("--tp", a.tp, "Tensor-parallel sizes to try, e.g. 8 or 2,4,8 (default: all)");
   sub->add_option("--pp", a.pp, "Pipeline-parallel sizes to try (default: all)");
+  sub->add_option("--cp", a.cp, "Context-parallel sizes to try, e.g. 1,2,4 (default: 1, and for sequences of 8K "
+                                "tokens or more every size leaving >= 4K tokens per GPU)");
   sub->add_option("--zero", a.zero, "ZeRO stages to try, e.g. 1,2 (default: 0,1,2,3)");
   sub->add_option("--micro-batch", a.micro_batch, "Micro-batch sizes to try (default: divisors of batch/dp)");
   allowed_values(sub->add_option("--recompute", a.recompute, "Recompute modes to try, comma-separated (default: all)"),

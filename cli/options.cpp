@@ -49,6 +49,7 @@ void add_problem_options(CLI::App* sub, ProblemOptions& o) {
                                  "softmax, s x s scores stashed, Korthikanti et al. 2022) (default fused)"),
                  {"fused", "materialized"});
   sub->add_option("--profiles-dir", o.profiles_dir, "Directory of hardware profiles (default: shipped)");
+  add_feature_options(sub, o.features);
 }
 
 void add_config_options(CLI::App* sub, ConfigOptions& o) {
@@ -56,8 +57,6 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
   sub->add_option("--tp", o.tp, "Tensor-parallel degree (default 1)");
   sub->add_option("--pp", o.pp, "Pipeline-parallel degree (default 1)");
   sub->add_option("--ep", o.ep, "Expert-parallel degree: MoE experts split over ep of the DP ranks (default 1)");
-  sub->add_option("--cp", o.cp, "Context-parallel degree: each sequence split over cp ranks, ring attention "
-                                "(default 1; ranks = tp*cp*dp*pp)");
   sub->add_option("--zero", o.zero, "ZeRO stage 0..3 (default 0)");
   sub->add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch (default 1)");
   allowed_values(sub->add_option("--recompute", o.recompute, "Activation recomputation (default none)"),
@@ -68,6 +67,7 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
   sub->add_option("--virtual-stages", o.virtual_stages, "Model chunks per pipeline rank (interleaved)");
   sub->add_flag("--no-dp-overlap", o.no_dp_overlap, "Do not overlap DP gradient reduction with backward");
   sub->add_option("--layers-per-stage", o.layers_per_stage, "Layers per pipeline chunk, e.g. 7,9,9,7");
+  add_cp_option(sub, o.cp);
 }
 
 void add_output_options(CLI::App* sub, OutputOptions& o) {
@@ -150,6 +150,7 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
       return make_error(kCmd, "--attention", o.attention, "unknown attention kernel", "use fused or materialized");
     job.knobs.attention = *attention;
   }
+  if (auto r = apply_feature_options(o.features, job); !r) return r.error();
   if (p.hardware.peak_flops_for(o.dtype) <= 0.0)
     return make_error(kCmd, "--dtype", o.dtype, "not listed in profile " + p.hardware.name,
                       "available: " + dtypes_of(p.hardware));
@@ -222,7 +223,7 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
                       "must be in 1.." + std::to_string(limits::kMaxDegree), "e.g. --cp 2");
   c.ep = o.ep;
   c.cp = o.cp;
-  const int64_t mp = static_cast<int64_t>(c.tp) * c.pp * c.cp;  // CP ranks are not data-parallel
+  const int64_t mp = static_cast<int64_t>(c.tp) * c.pp * c.cp;  // DP = gpus / (tp * cp * pp)
   c.dp = static_cast<int>(std::max<int64_t>(1, p.job.gpus / mp));
   c.zero_stage = o.zero;
   c.micro_batch_size = o.micro_batch;
@@ -265,7 +266,6 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
   if (given(a, "--tp")) base.tp = co.tp;
   if (given(a, "--pp")) base.pp = co.pp;
   if (given(a, "--ep")) base.ep = co.ep;
-  if (given(a, "--cp")) base.cp = co.cp;
   if (given(a, "--zero")) base.zero = co.zero;
   if (given(a, "--micro-batch")) base.micro_batch = co.micro_batch;
   if (given(a, "--recompute")) base.recompute = co.recompute;
@@ -273,6 +273,7 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
   if (given(a, "--schedule")) base.schedule = co.schedule;
   if (given(a, "--virtual-stages")) base.virtual_stages = co.virtual_stages;
   if (given(a, "--no-dp-overlap")) base.no_dp_overlap = co.no_dp_overlap;
+  if (given(a, "--cp")) base.cp = co.cp;
   const bool reshaped = given(a, "--pp") || given(a, "--virtual-stages");
   if (given(a, "--layers-per-stage")) base.layers_per_stage = co.layers_per_stage;
   else if (reshaped) base.layers_per_stage.clear();  // the old split no longer matches
@@ -313,6 +314,7 @@ Result<Setup> resolve_setup(const ProblemOptions& po, const ConfigOptions& co,
       return make_error(kCmd, "--attention", po.attention, "unknown attention kernel", "use fused or materialized");
     s.problem.job.knobs.attention = *k;
   }
+  if (auto r = apply_feature_overrides(po.features, s.problem.job); !r) return r.error();
   auto c = make_config(s.problem, merge_overrides(config_options_of(cand.value()), co), plan.plan);
   if (!c) return c.error();
   s.config = c.value();

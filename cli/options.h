@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "cli/feature_options.h"
 #include "core/parallel_config.h"
 
 namespace CLI {
@@ -29,6 +30,7 @@ struct ProblemOptions {
   std::string attention = "fused";      // fused | materialized (attention kernel, core/framework_knobs.h)
   std::string profiles_dir;             // empty = default_profiles_dir()
   CLI::App* app = nullptr;              // set by add_problem_options; tells which flags were given
+  FeatureOptions features;              // --cp-comm --fp8 --grad-compression (cli/feature_options.h)
 };
 
 /// How to split it: --tp --pp [--zero] [--micro-batch] [--recompute] [--sequence-parallel]

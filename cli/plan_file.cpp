@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "cli/feature_options.h"
 #include "cli/report_json.h"
 #include "core/framework.h"
 #include "core/io.h"
@@ -119,6 +120,8 @@ Job read_job(JsonReader& r, const ojson& j) {
   if (auto c = parse_param_convention(conv)) job.convention = *c;
   else r.fail("problem.job.bytes_per_param.convention", conv, "unknown convention",
               "default, megatron or fp32-grads");
+  if (!r.error)
+    if (auto f = read_job_features(j, r.file(), "problem.job", job); !f) r.error = f.error();
   return job;
 }
 
@@ -127,6 +130,7 @@ void read_config(JsonReader& r, const ojson& j, const std::string& at, ParallelC
   c.tp = static_cast<int>(r.integer_in(j, "tp", at + ".tp", std::nullopt, 1, kMaxDegree));
   c.pp = static_cast<int>(r.integer_in(j, "pp", at + ".pp", std::nullopt, 1, kMaxDegree));
   c.dp = static_cast<int>(r.integer_in(j, "dp", at + ".dp", std::nullopt, 1, limits::kMaxGpus));
+  c.cp = static_cast<int>(r.integer_in(j, "cp", at + ".cp", 1, 1, kMaxDegree));
   c.zero_stage = static_cast<int>(r.integer_in(j, "zero_stage", at + ".zero_stage", 0, 0, 3));
   c.micro_batch_size = r.integer_in(j, "micro_batch_size", at + ".micro_batch_size", std::nullopt, 1,
                                     limits::kMaxGlobalBatch);

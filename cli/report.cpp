@@ -6,10 +6,13 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "cli/feature_options.h"
+#include "cli/feature_report.h"
 #include "cli/report_json.h"
 #include "core/human_format.h"
 #include "core/framework.h"
 #include "core/io.h"
+#include "core/job_features.h"
 #include "meshplan_version.h"
 
 namespace meshplan::cli {
@@ -46,11 +49,13 @@ ojson job_object(const Job& job) {
                {"gradients", report_number(pb.gradients)},
                {"optimizer", report_number(pb.optimizer)},
                {"total", report_number(pb.weights + pb.gradients + pb.optimizer)}};
-  return {{"gpus", job.gpus},         {"global_batch", job.global_batch},
-          {"seq_len", job.seq_len},   {"dtype", job.dtype},
-          {"attention", to_string(job.knobs.attention)},
-          {"framework", to_string(job.framework)},
-          {"bytes_per_param", bpp},   {"allow_tp_across_nodes", job.allow_tp_across_nodes}};
+  ojson j = {{"gpus", job.gpus},         {"global_batch", job.global_batch},
+             {"seq_len", job.seq_len},   {"dtype", job.dtype},
+             {"attention", to_string(job.knobs.attention)},
+             {"framework", to_string(job.framework)},
+             {"bytes_per_param", bpp},   {"allow_tp_across_nodes", job.allow_tp_across_nodes}};
+  add_job_features(j, job);  // cp_comm, fp8, grad_compression when set
+  return j;
 }
 
 ojson config_object(const ParallelConfig& c) {
@@ -66,6 +71,7 @@ ojson config_object(const ParallelConfig& c) {
              {"virtual_stages", c.virtual_stages},
              {"dp_overlap", c.dp_overlap}};
   j["layers_per_stage"] = c.layers_per_stage;  // empty = even split (layers_per_chunk)
+  add_config_features(j, c);                   // "cp" when > 1
   return j;
 }
 
@@ -130,6 +136,7 @@ ojson estimate_object(const Problem& p, const StepEstimate& e) {
   j["throughput"] = throughput_object(e.throughput);
   j["fits"] = e.fits;
   j["bottleneck"] = to_string(e.bottleneck);
+  add_estimate_features(j, p, e.config);  // "context_parallel", "grad_compression" when in use
   j["provenance"] = provenance_object(p);
   return j;
 }
@@ -179,8 +186,11 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
     << human_count(static_cast<double>(p.job.global_batch) * p.job.seq_len, "tokens") << " per step), "
     << p.job.dtype << ", " << format_number(pb.weights + pb.gradients + pb.optimizer)
     << " bytes/param (" << to_string(p.job.convention) << "), framework " << to_string(p.job.framework)
-    << ", " << to_string(p.job.knobs.attention) << " attention\n";
-  o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << " zero=" << c.zero_stage
+    << ", " << to_string(p.job.knobs.attention) << " attention"
+    << (p.job.fp8 != Fp8Recipe::None ? std::string(", FP8 ") + to_string(p.job.fp8) + " (linear GEMMs)" : "")
+    << (p.job.compression != GradCompression::None ? ", grad compression " + grad_compression_text(p.job) : "") << "\n";
+  o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << (c.cp > 1 ? " cp=" + std::to_string(c.cp) : "")
+    << " zero=" << c.zero_stage
     << " micro_batch=" << c.micro_batch_size << " micro_batches=" << c.num_micro_batches
     << " recompute=" << to_string(c.recompute) << " sp=" << (c.sequence_parallel ? "on" : "off")
     << " schedule=" << to_string(c.schedule) << " v=" << c.virtual_stages << "\n";

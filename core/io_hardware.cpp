@@ -106,6 +106,16 @@ void read_node_network(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
     r.fail("node.gpus_per_node", std::to_string(per_node),
            "must be in " + limits::range_text(int64_t{1}, limits::kMaxGpusPerNode), "e.g. 8");
   hw.gpus_per_node = static_cast<int>(std::clamp<int64_t>(per_node, 0, limits::kMaxGpusPerNode));
+  // GPUs joined by NVLink/NVSwitch, when it spans several nodes (GB200 NVL72: 18 trays of 4 = 72).
+  const int64_t domain = r.integer(node, "nvlink_domain_gpus", "node.nvlink_domain_gpus", int64_t{0},
+                                   "GPUs in one NVLink domain, e.g. 72 for GB200 NVL72");
+  if (r.ok() && domain != 0 &&
+      (domain < per_node || domain > limits::kMaxGpusPerNode || domain % per_node != 0))
+    r.fail("node.nvlink_domain_gpus", std::to_string(domain),
+           "must be a multiple of gpus_per_node=" + std::to_string(per_node) + " in " +
+               limits::range_text(per_node, limits::kMaxGpusPerNode),
+           "e.g. 72 for GB200 NVL72 (18 trays of 4 GPUs); omit it when NVLink ends at the node");
+  hw.nvlink_domain_gpus = static_cast<int>(std::clamp<int64_t>(domain, 0, limits::kMaxGpusPerNode));
   hw.intra_node = read_link(r, node, "intra_node", "node.intra_node");
   const YAML::Node net = r.map(root, "network", "network", false, "{inter_node: {...}}");
   hw.inter_node = read_link(r, net, "inter_node", "network.inter_node");
@@ -275,7 +285,9 @@ nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
     gpu["cudnn_attention_efficiency"] = {{"forward", num(hw.cudnn_attention_forward_efficiency, 1.0)},
                                          {"backward", num(hw.cudnn_attention_backward_efficiency, 1.0)}};
   j["gpu"] = gpu;
-  j["node"] = {{"gpus_per_node", hw.gpus_per_node}, {"intra_node", link_json(hw.intra_node)}};
+  j["node"] = {{"gpus_per_node", hw.gpus_per_node}};
+  if (hw.nvlink_domain_gpus > 0) j["node"]["nvlink_domain_gpus"] = hw.nvlink_domain_gpus;
+  j["node"]["intra_node"] = link_json(hw.intra_node);
   j["network"] = {{"inter_node", link_json(hw.inter_node)}};
   j["cost"] = {{"dollars_per_gpu_hour", num(hw.dollars_per_gpu_hour, 1.0)}};
   return j;

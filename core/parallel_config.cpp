@@ -2,6 +2,7 @@
 #include "core/parallel_config.h"
 
 #include "core/checked.h"
+#include "core/job_features.h"
 #include "core/limits.h"
 
 #include <algorithm>
@@ -109,15 +110,17 @@ static void check_tp(const Problem& p, const ParallelConfig& c, const std::strin
                            "must divide num_attention_heads=" + str(m.num_heads) +
                                " and num_key_value_heads=" + str(m.num_kv_heads),
                            "try tp in " + divisors_of(std::gcd(m.num_heads, m.num_kv_heads), 64)));
-  if (c.tp > p.hardware.gpus_per_node && !p.job.allow_tp_across_nodes)
+  // TP stays inside one NVLink domain (a node on HGX; the whole rack on GB200 NVL72).
+  const int domain = p.hardware.nvlink_domain();
+  const std::string domain_name = p.hardware.nvlink_domain_gpus > 0 ? "nvlink_domain_gpus=" : "gpus_per_node=";
+  if (c.tp > domain && !p.job.allow_tp_across_nodes)
     e.push_back(make_error(w, "--tp", str(c.tp),
-                           "exceeds gpus_per_node=" + str(p.hardware.gpus_per_node) +
-                               " of " + p.hardware.name,
+                           "exceeds " + domain_name + str(domain) + " of " + p.hardware.name,
                            "keep TP inside a node, or pass --allow-tp-across-nodes"));
-  else if (p.hardware.gpus_per_node % c.tp != 0 && !p.job.allow_tp_across_nodes)
+  else if (domain % c.tp != 0 && !p.job.allow_tp_across_nodes)
     // TP groups are blocks of tp consecutive ranks: unless tp divides the node, some straddle two.
     e.push_back(make_error(w, "--tp", str(c.tp),
-                           "does not divide gpus_per_node=" + str(p.hardware.gpus_per_node) +
+                           "does not divide " + domain_name + str(domain) +
                                ", so some TP groups would straddle two nodes",
                            "use a tp that divides the node, or pass --allow-tp-across-nodes"));
   if (c.sequence_parallel && c.tp == 1)
@@ -160,17 +163,19 @@ static void check_pp(const Problem& p, const ParallelConfig& c, const std::strin
 
 ErrorList validate_config(const Problem& p, const ParallelConfig& c, const std::string& w) {
   ErrorList e;
-  if (c.tp < 1 || c.pp < 1 || c.dp < 1) {
+  if (c.tp < 1 || c.pp < 1 || c.dp < 1 || c.cp < 1) {
     e.push_back(make_error(w, "--tp/--pp", str(c.tp) + "/" + str(c.pp), "degrees must be >= 1",
                            "e.g. --tp 8 --pp 1"));
     return e;
   }
-  // CP ranks are not data-parallel: gpus = tp*pp*cp*dp (cp = 1 without context parallelism).
-  const int64_t model_parallel = static_cast<int64_t>(c.tp) * c.pp * std::max(1, c.cp);
+  // DP = gpus / (tp * cp * pp) (core/job_features.h batch_dp).
+  const int64_t model_parallel = static_cast<int64_t>(c.tp) * c.pp * c.cp;
+  const std::string mp_name = c.cp > 1 ? "tp*cp*pp=" : "tp*pp=";
   if (p.job.gpus % model_parallel != 0 || static_cast<int64_t>(c.dp) * model_parallel != p.job.gpus)
     e.push_back(make_error(w, "--gpus", str(p.job.gpus),
-                           "not divisible by tp*pp" + std::string(c.cp > 1 ? "*cp=" : "=") + str(model_parallel),
-                           "use a GPU count that is a multiple of tp*pp, or change tp/pp"));
+                           "not divisible by " + mp_name + str(model_parallel),
+                           c.cp > 1 ? "use a GPU count that is a multiple of tp*cp*pp, or change tp/cp/pp"
+                                    : "use a GPU count that is a multiple of tp*pp, or change tp/pp"));
   if (c.zero_stage < 0 || c.zero_stage > 3)
     e.push_back(make_error(w, "--zero", str(c.zero_stage), "must be 0, 1, 2 or 3", ""));
   if (c.micro_batch_size < 1 || c.num_micro_batches < 1)
@@ -182,6 +187,7 @@ ErrorList validate_config(const Problem& p, const ParallelConfig& c, const std::
                            "global batch must equal micro_batch x micro_batches x dp"));
   check_tp(p, c, w, e);
   check_pp(p, c, w, e);
+  validate_features(p, c, w, e);
   return e;
 }
 

@@ -30,6 +30,10 @@ enum class Fp8Recipe { None, Delayed, Current, Blockwise, Mxfp8 };
 /// Data-parallel gradient compression; None = full-precision reduction.
 enum class GradCompression { None, PowerSgd, OneBitAdam, OneBitLamb, TopK };
 
+/// How context-parallel ranks exchange K/V (Megatron-Core --cp-comm-type): P2p = ring attention,
+/// AllGather = K/V all-gathered before attention, AllToAll = heads scattered (DeepSpeed Ulysses).
+enum class CpComm { P2p, AllGather, AllToAll };
+
 const char* to_string(Recompute r);
 const char* to_string(ScheduleKind s);
 const char* to_string(ParamConvention c);
@@ -81,6 +85,7 @@ struct Job {
   double topk_fraction = 0.0;         // fraction of gradient entries sent (only with TopK)
   double moe_capacity_factor = 0.0;   // 0 = dropless (tokens never dropped); else capacity factor
   double moe_imbalance = 1.0;         // busiest expert's tokens / mean (1.0 = perfectly balanced)
+  CpComm cp_comm = CpComm::P2p;       // added by issue 11 (CP): K/V exchange of context parallelism
 };
 
 struct Problem {

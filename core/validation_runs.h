@@ -34,16 +34,18 @@ struct ValidationRun {
   double mfu = 0;               // published MFU (0 when not published), against the set's mfu peak
   int shard_group = 0;          // HSDP: GPUs one ZeRO-3 shard group spans (0 = all DP ranks); skipped
   std::string flops_formula;    // overrides the set's flops_formula for this run ("" = the set's)
-  int cp = 1;                   // context-parallel size (runs with cp > 1 are skipped: not modelled)
+  int cp = 1;                   // context-parallel size
   AttentionKind attention = AttentionKind::Fused;  // the run's attention kernel (set default, run override)
   std::string framework;        // megatron | deepspeed | fsdp | ... (informative; sets ZeRO-3 granularity)
-  bool fp8 = false;             // FP8 GEMMs (Transformer Engine / torchao): skipped, not modelled
+  bool fp8 = false;             // FP8 linear GEMMs (Transformer Engine / torchao)
   std::string ac_policy;        // "" = Korthikanti's selective recompute; others are skipped
   bool tuning = false;          // `use: tuning`: a profile parameter was set on this run
   std::string note;             // assumptions made where the paper is silent
   bool tp_comm_overlap = false;       // Megatron --tp-comm-overlap (FrameworkKnobs::tp_comm_overlap)
   bool overlap_param_gather = false;  // Megatron --overlap-param-gather (FrameworkKnobs::param_gather_overlap)
   bool unpad_attention = false;       // model code unpads q/k/v around flash_attn (FrameworkKnobs::unpad_attention)
+  std::string fp8_recipe;       // issue 11: "" (the framework's default, delayed), current-scaling, tensorwise, rowwise
+  std::string cp_comm;          // issue 11: "" = p2p (Megatron-Core default), all_gather, a2a
 };
 
 /// One file of validation/: a source, the hardware the runs used, model shapes and runs.

@@ -53,7 +53,8 @@ double collective_time_s(Collective c, double bytes, int n, const LinkSpec& link
 GroupPlacement place_group(const HardwareProfile& hw, int size, int stride) {
   GroupPlacement g;
   g.size = std::max(1, size);
-  const int gpn = std::max(1, hw.gpus_per_node);
+  // A "node" here is an NVLink domain: the GPUs the intra_node link joins (8 on HGX, 72 on NVL72).
+  const int gpn = std::max(1, hw.nvlink_domain());
   stride = std::max(1, stride);
   // Members one stride apart: a node of gpn consecutive ranks holds ceil(gpn / stride) of them.
   g.per_node = stride >= gpn ? 1 : std::min(g.size, (gpn + stride - 1) / stride);

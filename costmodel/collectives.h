@@ -21,7 +21,8 @@ double bus_bandwidth_factor(Collective c, int n);
 /// reduce-scatter/all-gather/all-to-all, 1 for point-to-point. n <= 1 costs nothing.
 double collective_time_s(Collective c, double bytes, int n, const LinkSpec& link);
 
-/// How the ranks of a process group sit on nodes. Ranks are numbered node by node; a group of
+/// How the ranks of a process group sit on NVLink domains (hw.nvlink_domain(): the node on HGX,
+/// the rack on GB200 NVL72); "node" below means that domain. Ranks are numbered node by node; a group of
 /// `size` ranks whose members are `stride` ranks apart (Megatron order tp-dp-pp: TP stride 1,
 /// DP stride tp, PP stride tp*dp).
 struct GroupPlacement {

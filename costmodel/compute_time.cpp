@@ -7,7 +7,9 @@
 #include "costmodel/activations.h"
 #include "costmodel/attention.h"
 #include "costmodel/collectives.h"
+#include "costmodel/context_parallel.h"
 #include "costmodel/eager_elementwise.h"
+#include "costmodel/fp8.h"
 #include "costmodel/flops.h"
 #include "costmodel/tp_overlap.h"
 
@@ -67,16 +69,20 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const HardwareProfile& hw = p.hardware;
   const double peak = job_peak_flops(p);
   const double b = static_cast<double>(cfg.micro_batch_size);
-  const double s = static_cast<double>(p.job.seq_len);
+  const double s = cp_local_seq(p, cfg);  // tokens of a sequence on this GPU (seq / cp)
   const double t = static_cast<double>(cfg.tp);
   const LayerFlops f = layer_forward_flops(p.model, b, s);
-  const double qkv = gemm_time_s(hw, peak, f.qkv / t);
-  const double out = gemm_time_s(hw, peak, f.out_proj / t);
-  const double up = gemm_time_s(hw, peak, f.mlp_up / t);
-  const double down = gemm_time_s(hw, peak, f.mlp_down / t);
-  const AttentionCoreTime core = attention_core_time(hw, peak, p.model, p.job.knobs.attention, b, s, cfg.tp,
-                                                     activation_element_bytes(p.job.dtype), p.job.knobs.fused_kernel);
+  const double linear_peak = linear_gemm_peak(p, peak);  // fp8 peak under an FP8 recipe
+  const double qkv = gemm_time_s(hw, linear_peak, f.qkv / t);
+  const double out = gemm_time_s(hw, linear_peak, f.out_proj / t);
+  const double up = gemm_time_s(hw, linear_peak, f.mlp_up / t);
+  const double down = gemm_time_s(hw, linear_peak, f.mlp_down / t);
+  const double ab = activation_element_bytes(p.job.dtype);
+  const AttentionCoreTime core = cfg.cp > 1 ? cp_attention(p, cfg, peak, ab).core
+                                            : attention_core_time(hw, peak, p.model, p.job.knobs.attention, b, s,
+                                                                  cfg.tp, ab, p.job.knobs.fused_kernel);
   const ElementwiseBytes e = elementwise_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
+  const Fp8Overhead casts = fp8_cast_bytes(p, cfg, b * s);
   const double ew_outside = memory_bound_time_s(hw, e.outside_core);
   // Model code that unpads q/k/v around FlashAttention (FrameworkKnobs::unpad_attention).
   const EagerBytes unpad = p.job.knobs.unpad_attention
@@ -84,12 +90,13 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
                                : EagerBytes{};
 
   LayerCompute c;
-  c.forward_s = qkv + out + up + down + core.forward_s + ew_outside + memory_bound_time_s(hw, unpad.forward);
+  c.forward_s = qkv + out + up + down + core.forward_s + ew_outside + memory_bound_time_s(hw, unpad.forward) +
+                memory_bound_time_s(hw, casts.forward_bytes);
   c.dx_gemm_s = qkv + out + up + down;
   // Element-wise backward reads the saved tensors and gradients and writes gradients: about twice
   // the forward bytes. The attention core's backward is costmodel/attention.h's.
-  c.backward_input_s =
-      c.dx_gemm_s + core.backward_s + 2.0 * ew_outside + memory_bound_time_s(hw, unpad.backward);
+  c.backward_input_s = c.dx_gemm_s + core.backward_s + 2.0 * ew_outside + memory_bound_time_s(hw, unpad.backward) +
+                       memory_bound_time_s(hw, casts.backward_bytes);
   c.backward_weight_s = qkv + out + up + down;
   c.qkv_dw_s = qkv;
   c.mlp_up_dw_s = up;
@@ -101,13 +108,27 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   return c;
 }
 
+static LayerComm tp_only_comm(const Problem& p, const ParallelConfig& cfg, const LayerCompute& c);
+
 LayerComm layer_tp_comm(const Problem& p, const ParallelConfig& cfg, const LayerCompute& c) {
+  LayerComm out = tp_only_comm(p, cfg, c);
+  if (cfg.cp <= 1) return out;
+  // Context parallelism: the K/V exchange not hidden behind attention (costmodel/context_parallel.h),
+  // counted with the layer's exposed intra-layer communication; recompute repeats the forward's.
+  const CpAttention a = cp_attention(p, cfg, job_peak_flops(p), activation_element_bytes(p.job.dtype));
+  out.forward_s += a.forward_exposed_s;
+  out.backward_s += a.backward_exposed_s;
+  if (cfg.recompute != Recompute::None) out.recompute_s += a.forward_exposed_s;
+  return out;
+}
+
+static LayerComm tp_only_comm(const Problem& p, const ParallelConfig& cfg, const LayerCompute& c) {
   LayerComm out;
   if (cfg.tp <= 1) return out;
   const HardwareProfile& hw = p.hardware;
   const GroupPlacement g = place_group(hw, cfg.tp, 1);
-  const double bytes = 2.0 * static_cast<double>(cfg.micro_batch_size) *
-                       static_cast<double>(p.job.seq_len) * static_cast<double>(p.model.hidden_size);
+  const double bytes = 2.0 * static_cast<double>(cfg.micro_batch_size) * cp_local_seq(p, cfg) *
+                       static_cast<double>(p.model.hidden_size);
   if (!cfg.sequence_parallel) {
     const double ar = all_reduce_s(hw, g, bytes);
     out.collective_s = ar;
@@ -136,7 +157,7 @@ EndsCompute ends_compute(const Problem& p, const ParallelConfig& cfg) {
   const HardwareProfile& hw = p.hardware;
   const double peak = job_peak_flops(p);
   const double b = static_cast<double>(cfg.micro_batch_size);
-  const double s = static_cast<double>(p.job.seq_len);
+  const double s = cp_local_seq(p, cfg);
   const double t = static_cast<double>(cfg.tp);
   const double h = static_cast<double>(p.model.hidden_size);
   const double V = static_cast<double>(p.model.vocab_size);

@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "costmodel/activations.h"
+#include "costmodel/context_parallel.h"
+#include "costmodel/fp8.h"
 #include "costmodel/pipeline.h"
 
 namespace meshplan {
@@ -52,10 +54,17 @@ double stage_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, i
   return params;
 }
 
+double fp8_layer_bytes(const Problem& p, const ParallelConfig& cfg) {
+  if (p.job.fp8 == Fp8Recipe::None) return 0.0;
+  const double norms = (p.model.biases ? 4.0 : 2.0) * static_cast<double>(p.model.hidden_size);
+  const double linear = layer_parameters_per_gpu(p.model, cfg.tp) - norms;  // TP-local linear weights
+  return linear * fp8_weight_bytes_per_param(p.job.fp8) + fp8_scaling_state_bytes_per_layer(p.job.fp8);
+}
+
 static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg, int stage) {
   const ModelSpec& m = p.model;
   const double b = static_cast<double>(cfg.micro_batch_size);
-  const double s = static_cast<double>(p.job.seq_len);
+  const double s = cp_local_seq(p, cfg);  // seq / cp
   const int t = cfg.tp;
   const bool sp = cfg.sequence_parallel;
   const double e = activation_element_bytes(p.job.dtype);
@@ -78,9 +87,9 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
 
 MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int stage) {
   const StaticBytes st = static_bytes(stage_parameters_per_gpu(p.model, cfg, stage), p.job.convention,
-                                      cfg.zero_stage, cfg.dp);
+                                      cfg.zero_stage, grad_group_size(cfg));
   MemoryBreakdown mb;
-  mb.weights_bytes = st.weights;
+  mb.weights_bytes = st.weights + stage_layers(p.model, cfg, stage) * fp8_layer_bytes(p, cfg);
   mb.gradients_bytes = st.gradients;
   mb.optimizer_bytes = st.optimizer;
   mb.activations_bytes = stage_activation_bytes(p, cfg, stage);
@@ -97,17 +106,19 @@ namespace {
 struct MemoryTerms {
   double layer_params = 0, embedding_params = 0, head_params = 0;
   double layer_activation = 0, working = 0, embedding_activation = 0, head_activation = 0, zero3_buffers = 0;
+  double fp8_layer = 0;  // FP8 weight copies and scaling state of one layer (costmodel/fp8.h)
 };
 
 MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
   const ModelSpec& m = p.model;
   const double b = static_cast<double>(cfg.micro_batch_size);
-  const double s = static_cast<double>(p.job.seq_len);
+  const double s = cp_local_seq(p, cfg);  // seq / cp
   const int t = cfg.tp;
   const bool sp = cfg.sequence_parallel;
   const double e = activation_element_bytes(p.job.dtype);
   MemoryTerms k;
   k.layer_params = layer_parameters_per_gpu(m, t);
+  k.fp8_layer = fp8_layer_bytes(p, cfg);
   k.embedding_params = embedding_parameters_per_gpu(m, t);
   k.head_params = head_parameters_per_gpu(m, cfg);
   k.layer_activation = layer_activation_bytes(m, b, s, t, sp, cfg.recompute, e, p.job.knobs.attention);
@@ -125,7 +136,7 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
 MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
   const MemoryTerms k = memory_terms(p, cfg);
   const ParamBytes pb = param_bytes(p.job.convention);
-  const double d = static_cast<double>(cfg.dp);
+  const double d = static_cast<double>(grad_group_size(cfg));  // ZeRO shards over dp * cp
   const double shard_w = cfg.zero_stage >= 3 ? d : 1.0, shard_g = cfg.zero_stage >= 2 ? d : 1.0,
                shard_o = cfg.zero_stage >= 1 ? d : 1.0;
   MemoryBreakdown worst;
@@ -137,7 +148,7 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
     const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
                                                     cfg.num_micro_batches, stage);
     MemoryBreakdown mb;
-    mb.weights_bytes = params * pb.weights / shard_w;
+    mb.weights_bytes = params * pb.weights / shard_w + layers * k.fp8_layer;
     mb.gradients_bytes = params * pb.gradients / shard_g;
     mb.optimizer_bytes = params * pb.optimizer / shard_o;
     mb.activations_bytes = in_flight * layers * k.layer_activation + k.working +

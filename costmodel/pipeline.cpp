@@ -1,6 +1,8 @@
 // Pipeline layer split, bubble fractions and p2p sizes (costmodel/README.md "Pipeline").
 #include "costmodel/pipeline.h"
 
+#include "costmodel/context_parallel.h"
+
 #include <algorithm>
 
 namespace meshplan {
@@ -38,14 +40,14 @@ double bubble_fraction(ScheduleKind s, int pp, int v, int64_t M) {
 }
 
 double p2p_activation_bytes(const Problem& p, const ParallelConfig& cfg) {
-  const double bytes = 2.0 * static_cast<double>(p.job.seq_len) * static_cast<double>(cfg.micro_batch_size) *
+  const double bytes = 2.0 * cp_local_seq(p, cfg) * static_cast<double>(cfg.micro_batch_size) *
                        static_cast<double>(p.model.hidden_size);
   return bytes / cfg.tp;
 }
 
 double p2p_gather_bytes(const Problem& p, const ParallelConfig& cfg) {
   if (cfg.tp <= 1 || cfg.sequence_parallel) return 0.0;
-  return 2.0 * static_cast<double>(p.job.seq_len) * static_cast<double>(cfg.micro_batch_size) *
+  return 2.0 * cp_local_seq(p, cfg) * static_cast<double>(cfg.micro_batch_size) *
          static_cast<double>(p.model.hidden_size);
 }
 

@@ -6,6 +6,8 @@
 #include "costmodel/activations.h"
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
+#include "costmodel/context_parallel.h"
+#include "costmodel/grad_compression.h"
 #include "costmodel/flops.h"
 #include "costmodel/memory.h"
 #include "costmodel/pipeline.h"
@@ -97,7 +99,7 @@ double tied_embedding_sync_s(const Problem& p, const ParallelConfig& cfg) {
   GroupPlacement ends;
   ends.size = 2;
   ends.per_node = 1;
-  ends.nodes = place_group(p.hardware, cfg.pp, cfg.tp * cfg.dp).spans_nodes() ? 2 : 1;
+  ends.nodes = place_group(p.hardware, cfg.pp, pp_group_stride(cfg)).spans_nodes() ? 2 : 1;
   if (ends.nodes == 1) ends.per_node = 2;
   return all_reduce_s(p.hardware, ends, bytes);
 }
@@ -123,19 +125,22 @@ double per_layer_collective_s(const Problem& p, const ParallelConfig& cfg, int s
 
 DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st) {
   DpComm out;
-  if (cfg.dp <= 1) return out;
+  if (grad_group_size(cfg) <= 1) return out;
   const HardwareProfile& hw = p.hardware;
-  const GroupPlacement g = place_group(hw, cfg.dp, cfg.tp);
+  const GroupPlacement g = grad_group(hw, cfg);  // dp * cp ranks (costmodel/context_parallel.h)
   const ParamBytes pb = param_bytes(p.job.convention);
   const double params = stage_parameters_per_gpu(p.model, cfg, stage);
   const double M = static_cast<double>(cfg.num_micro_batches);
   const bool overlap = cfg.dp_overlap;
   if (cfg.zero_stage <= 1) {
     // Gradients accumulate locally over the M micro-batches and are reduced once, behind the last
-    // backward: ZeRO-0 all-reduces them, ZeRO-1 reduce-scatters them and all-gathers the updated
-    // 16-bit weights after the optimizer (not overlapped).
-    const double reduce = cfg.zero_stage == 0 ? all_reduce_s(hw, g, params * pb.gradients)
-                                              : reduce_scatter_s(hw, g, params * pb.gradients);
+    // backward: ZeRO-0 all-reduces them (or a compressed reduction, costmodel/grad_compression.h),
+    // ZeRO-1 reduce-scatters them and all-gathers the updated 16-bit weights after the optimizer
+    // (not overlapped).
+    const double reduce = p.job.compression != GradCompression::None
+                              ? compressed_reduction(p, cfg, stage, g).total_s
+                              : cfg.zero_stage == 0 ? all_reduce_s(hw, g, params * pb.gradients)
+                                                    : reduce_scatter_s(hw, g, params * pb.gradients);
     const double after = cfg.zero_stage == 1 ? all_gather_s(hw, g, params * pb.weights) : 0.0;
     out.total_s = reduce + after;
     // --overlap-param-gather: the gather runs under the next step's first forward (FrameworkKnobs).
@@ -167,7 +172,7 @@ DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const Sta
 
 double optimizer_time_s(const Problem& p, const ParallelConfig& cfg, int stage) {
   const ParamBytes pb = param_bytes(p.job.convention);
-  const double local = stage_parameters_per_gpu(p.model, cfg, stage) / (cfg.zero_stage >= 1 ? cfg.dp : 1);
+  const double local = stage_parameters_per_gpu(p.model, cfg, stage) / (cfg.zero_stage >= 1 ? grad_group_size(cfg) : 1);
   // Adam reads the gradient and fp32 master/m/v, writes master/m/v and the 16-bit working weights;
   // the global-norm clipping reads the gradients once more and the next step's buffers are zeroed.
   return memory_bound_time_s(p.hardware, local * (2.0 * pb.optimizer + 3.0 * pb.gradients + pb.weights));
@@ -245,7 +250,7 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
   // stage times for equal stages), divided by v for the interleaved schedule.
   t.pp_bubble_s = (unit_sum - worst_unit) / (cfg.schedule == ScheduleKind::Interleaved ? v : 1);
   if (cfg.pp > 1) {
-    const GroupPlacement g = place_group(p.hardware, cfg.pp, cfg.tp * cfg.dp);
+    const GroupPlacement g = place_group(p.hardware, cfg.pp, pp_group_stride(cfg));
     const double hop = p2p_s(p.hardware, g, p2p_activation_bytes(p, cfg)) +
                        all_gather_s(p.hardware, place_group(p.hardware, cfg.tp, 1), p2p_gather_bytes(p, cfg));
     // Each chunk-micro-batch receives an activation and a gradient; fill and drain add P-1 hops each.
@@ -273,11 +278,11 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
   const LayerCosts lc = layer_costs(p, cfg);
   const HardwareProfile& hw = p.hardware;
   const ParamBytes pb = param_bytes(p.job.convention);
-  const GroupPlacement dp_group = place_group(hw, cfg.dp, cfg.tp);
+  const GroupPlacement dp_group = grad_group(hw, cfg);
   const int v = std::max(1, cfg.virtual_stages);
   const int chunks = cfg.pp * v;
   const double b = static_cast<double>(cfg.micro_batch_size);
-  const double s = static_cast<double>(p.job.seq_len);
+  const double s = cp_local_seq(p, cfg);
   const double e = activation_element_bytes(p.job.dtype);
   StepCosts out;
   out.chunks.reserve(chunks);
@@ -291,12 +296,18 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     k.grad_bytes = params * pb.gradients;
     k.dp_reduce_s = cfg.zero_stage == 0 ? all_reduce_s(hw, dp_group, k.grad_bytes)
                                         : reduce_scatter_s(hw, dp_group, k.grad_bytes);
+    if (p.job.compression != GradCompression::None) {
+      // The stage's compressed reduction, shared among its chunks by parameters.
+      const int stage = c % cfg.pp;
+      k.dp_reduce_s = compressed_reduction(p, cfg, stage, dp_group).total_s * params /
+                      stage_parameters_per_gpu(p.model, cfg, stage);
+    }
     k.zero3_gather_s = cfg.zero_stage >= 3 ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
     out.chunks.push_back(k);
   }
   out.p2p_bytes = cfg.pp > 1 ? p2p_activation_bytes(p, cfg) : 0.0;
   if (cfg.pp > 1)
-    out.p2p_s = p2p_s(hw, place_group(hw, cfg.pp, cfg.tp * cfg.dp), out.p2p_bytes) +
+    out.p2p_s = p2p_s(hw, place_group(hw, cfg.pp, pp_group_stride(cfg)), out.p2p_bytes) +
                 all_gather_s(hw, place_group(hw, cfg.tp, 1), p2p_gather_bytes(p, cfg));
   for (int stage = 0; stage < cfg.pp; ++stage) {
     out.optimizer_s = std::max(out.optimizer_s, optimizer_time_s(p, cfg, stage));

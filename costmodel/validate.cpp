@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/job_features.h"
 #include "costmodel/flops.h"
 
 namespace meshplan {
@@ -20,7 +21,18 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   p.job.dtype = set.dtype;
   p.job.convention = set.convention;
   p.job.knobs = run_framework(run);
+  if (run.fp8) p.job.fp8 = run_fp8_recipe(run);
+  if (auto c = parse_cp_comm(run.cp_comm)) p.job.cp_comm = *c;
   return p;
+}
+
+// The Transformer Engine / torchao recipe a run names: current scaling (TE Float8CurrentScaling,
+// torchao "tensorwise" dynamic scaling), rowwise scales (closest: blockwise), else the frameworks'
+// default delayed scaling (TE DelayedScaling; NeMo and llm-foundry default).
+Fp8Recipe run_fp8_recipe(const ValidationRun& run) {
+  if (run.fp8_recipe == "current-scaling" || run.fp8_recipe == "tensorwise") return Fp8Recipe::Current;
+  if (run.fp8_recipe == "rowwise") return Fp8Recipe::Blockwise;
+  return Fp8Recipe::Delayed;
 }
 
 FrameworkKnobs run_framework(const ValidationRun& run) {
@@ -41,6 +53,7 @@ ParallelConfig run_config(const ValidationRun& run) {
   c.tp = run.tp;
   c.pp = run.pp;
   c.dp = run.dp;
+  c.cp = std::max(1, run.cp);
   c.zero_stage = run.zero_stage;
   c.micro_batch_size = run.micro_batch;
   c.num_micro_batches = run.dp > 0 && run.micro_batch > 0 ? run.global_batch / (run.dp * run.micro_batch) : 0;
@@ -111,8 +124,6 @@ double published_iteration_s(const ValidationSet& set, const ValidationRun& run,
 }
 
 std::string skip_reason(const ValidationRun& run) {
-  if (run.cp > 1) return "context parallelism (cp " + std::to_string(run.cp) + ") is not modelled";
-  if (run.fp8) return "FP8 GEMMs are not modelled (the GEMM curves are BF16)";
   if (run.shard_group > 0) return "HSDP (ZeRO-3 sharded within groups of " + std::to_string(run.shard_group) +
                                  " GPUs) is not modelled";
   if (!run.ac_policy.empty()) return "activation-checkpoint policy " + run.ac_policy + " is not modelled";

@@ -63,6 +63,8 @@ ErrorStats error_stats(const std::vector<RunPrediction>& runs, Keep keep);
 /// Framework knobs a validation run implies: its attention kernel; DeepSpeed's bucketed ZeRO-3
 /// collectives for framework "deepspeed", FSDP's per-unit ones otherwise.
 FrameworkKnobs run_framework(const ValidationRun& run);
+/// FP8 recipe of a run with fp8: true (fp8_recipe key; default delayed scaling).
+Fp8Recipe run_fp8_recipe(const ValidationRun& run);
 
 }  // namespace meshplan
 

@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "core/framework.h"
+#include "planner/cp_space.h"
 #include "planner/framework_space.h"
 
 namespace meshplan {
@@ -125,12 +126,13 @@ static std::vector<ScheduleChoice> schedule_domain(const Problem& p, const Searc
   return out;
 }
 
-LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp) {
+LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, int cp) {
   LayoutDims d;
   d.tp = tp;
   d.pp = pp;
-  const int64_t mp = static_cast<int64_t>(tp) * pp;
-  if (tp < 1 || pp < 1 || p.job.gpus % mp != 0) return d;  // dp stays 0: undefined
+  d.cp = cp;
+  const int64_t mp = static_cast<int64_t>(tp) * pp * cp;
+  if (tp < 1 || pp < 1 || cp < 1 || p.job.gpus % mp != 0) return d;  // dp stays 0: undefined
   d.dp = p.job.gpus / mp;
   d.micro_batches = micro_batch_domain(p, s, d.dp);
   d.schedules = schedule_domain(p, s, pp);
@@ -146,11 +148,11 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp) {
   return d;
 }
 
-Reason check_layout(const Problem& p, int tp, int pp) {
-  if (tp < 1 || pp < 1 || p.job.gpus % (static_cast<int64_t>(tp) * pp) != 0)
+Reason check_layout(const Problem& p, int tp, int pp, int cp) {
+  if (tp < 1 || pp < 1 || cp < 1 || p.job.gpus % (static_cast<int64_t>(tp) * pp * cp) != 0)
     return Reason::GpusDivisible;
   if (p.model.num_heads % tp != 0 || p.model.num_kv_heads % tp != 0) return Reason::TpDividesHeads;
-  if ((tp > p.hardware.gpus_per_node || p.hardware.gpus_per_node % tp != 0) &&
+  if ((tp > p.hardware.nvlink_domain() || p.hardware.nvlink_domain() % tp != 0) &&
       !p.job.allow_tp_across_nodes)
     return Reason::TpExceedsNode;  // TP groups (tp consecutive ranks) must stay inside a node
   if (pp > p.model.num_layers) return Reason::PpExceedsLayers;
@@ -159,7 +161,7 @@ Reason check_layout(const Problem& p, int tp, int pp) {
 
 // Rules in the order the search loops meet them: layout, micro-batch, schedule, then SP.
 Reason classify_config(const Problem& p, const ParallelConfig& c) {
-  Reason r = check_layout(p, c.tp, c.pp);
+  Reason r = check_layout(p, c.tp, c.pp, c.cp);
   if (r != Reason::None) return r;
   assert(c.zero_stage >= 0 && c.zero_stage <= 3 && "zero stages are checked by the CLI");
   if (c.micro_batch_size < 1 || c.num_micro_batches < 1 ||
@@ -188,7 +190,8 @@ int64_t count_layout(const LayoutDims& d) {
 int64_t count_space(const Problem& p, const SearchSpace& s) {
   int64_t n = 0;
   for (int tp : tp_domain(p, s))
-    for (int pp : pp_domain(p, s, tp)) n += count_layout(layout_dims(p, s, tp, pp));
+    for (int cp : cp_domain(p, s))
+      for (int pp : pp_domain(p, s, tp * cp)) n += count_layout(layout_dims(p, s, tp, pp, cp));
   return n;
 }
 
@@ -198,6 +201,7 @@ ParallelConfig make_candidate(const Problem& p, const LayoutDims& d, int64_t mic
   ParallelConfig c;
   c.tp = d.tp;
   c.pp = d.pp;
+  c.cp = d.cp;
   c.dp = static_cast<int>(d.dp);
   c.zero_stage = zero;
   c.micro_batch_size = micro_batch;
@@ -215,12 +219,14 @@ ParallelConfig make_candidate(const Problem& p, const LayoutDims& d, int64_t mic
 void for_each_config(const Problem& p, const SearchSpace& s,
                      const std::function<void(const ParallelConfig&, Reason, int64_t)>& visit) {
   for (int tp : tp_domain(p, s)) {
-    for (int pp : pp_domain(p, s, tp)) {
-      const LayoutDims d = layout_dims(p, s, tp, pp);
+    for (int cp : cp_domain(p, s)) {
+    for (int pp : pp_domain(p, s, tp * cp)) {
+      const LayoutDims d = layout_dims(p, s, tp, pp, cp);
       if (d.dp == 0) {
         ParallelConfig c;
         c.tp = tp;
         c.pp = pp;
+        c.cp = cp;
         c.dp = 0;
         visit(c, Reason::GpusDivisible, 1);
         continue;
@@ -234,6 +240,7 @@ void for_each_config(const Problem& p, const SearchSpace& s,
                   ParallelConfig c = make_candidate(p, d, mb, sc, z, sp, rc, ov);
                   visit(c, classify_config(p, c), 1);
                 }
+    }
     }
   }
 }

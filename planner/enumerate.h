@@ -25,6 +25,7 @@ struct SearchSpace {
   std::vector<int> dp_overlap;          // --dp-overlap on/off as 1/0
   int max_tp = 0;                       // --max-tp (0 = no limit)
   int max_pp = 0;                       // --max-pp (0 = no limit)
+  std::vector<int> cp;                  // --cp (context parallel); empty = planner/cp_space.h
 };
 
 /// Why a candidate was rejected. Each rejected configuration is counted once, under the first rule
@@ -78,6 +79,7 @@ struct LayoutDims {
   std::vector<int> sequence_parallel;    // 0/1
   std::vector<Recompute> recomputes;     // full, selective, none (those allowed)
   std::vector<int> dp_overlaps;          // 1/0
+  int cp = 1;                            // context-parallel degree of this layout
 };
 
 /// TP values to try: the --tp list, else the divisors of the GPU count; capped by --max-tp; only
@@ -86,10 +88,11 @@ std::vector<int> tp_domain(const Problem& p, const SearchSpace& s);
 /// PP values to try for a given tp: the --pp list, else the divisors of gpus/tp; capped by --max-pp.
 std::vector<int> pp_domain(const Problem& p, const SearchSpace& s, int tp);
 /// Everything below the layout (micro-batches, schedules, ZeRO, SP, recompute, overlap).
-LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp);
+/// dp = gpus / (tp * cp * pp).
+LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, int cp = 1);
 
 /// First layout rule (tp, pp) breaks with DP still unknown, or Reason::None.
-Reason check_layout(const Problem& p, int tp, int pp);
+Reason check_layout(const Problem& p, int tp, int pp, int cp = 1);
 /// First rule broken by a whole configuration (everything but memory), or Reason::None.
 /// Same verdict as validate_config(...).empty(), without building messages: the hot-path twin.
 Reason classify_config(const Problem& p, const ParallelConfig& cfg);

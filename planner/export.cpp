@@ -1,6 +1,8 @@
 // Megatron-LM arguments and DeepSpeed ds_config.json for one configuration, as plain text.
 #include "planner/export.h"
 
+#include "core/job_features.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -45,6 +47,10 @@ bool even_split(const Problem& p, const ParallelConfig& c) {
 void parallel_args(const Problem& p, const ParallelConfig& c, ArgList& a) {
   a.arg("--tensor-model-parallel-size", str(c.tp));
   a.arg("--pipeline-model-parallel-size", str(c.pp));
+  if (c.cp > 1) {
+    a.arg("--context-parallel-size", str(c.cp));
+    a.arg("--cp-comm-type", to_string(p.job.cp_comm));  // p2p | all_gather | a2a, as costed
+  }
   if (c.pp > 1 && !even_split(p, c)) {
     // validate_args rejects layers not divisible by pp (or by pp*v); a layout states our split.
     a.arg("--pipeline-model-parallel-layout", "\"" + pipeline_layout(layers_per_chunk(p.model, c)) + "\"");
@@ -74,6 +80,17 @@ void memory_args(const ParallelConfig& c, ArgList& a) {
 void precision_args(const Problem& p, ArgList& a) {
   a.arg(p.job.dtype == "fp16" ? "--fp16" : "--bf16");  // dtype checked by megatron_args
   a.arg("--main-grads-dtype", "fp32");  // Megatron's default, stated: the cost counts 4-byte grads
+  if (p.job.fp8 != Fp8Recipe::None) {
+    // E4M3 forward, E5M2 gradients (TE Format.HYBRID). Megatron's --fp8-recipe names current
+    // scaling "tensorwise"; delayed scaling is costed with TE's 1024-entry amax history (Megatron's
+    // own default is 1), so that is written out.
+    a.arg("--fp8-format", "hybrid");
+    a.arg("--fp8-recipe", p.job.fp8 == Fp8Recipe::Current ? "tensorwise" : to_string(p.job.fp8));
+    if (p.job.fp8 == Fp8Recipe::Delayed) {
+      a.arg("--fp8-amax-history-len", "1024");
+      a.arg("--fp8-amax-compute-algo", "max");
+    }
+  }
   // The cost counts dropout masks exactly when the model trains with dropout; Megatron's default is
   // 0.1 for both (transformer_config.py), so it is always written out.
   const char* drop = p.model.dropout ? "0.1" : "0.0";

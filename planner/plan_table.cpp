@@ -129,8 +129,9 @@ std::string schedule_text(const ParallelConfig& c) {
 
 std::string describe_config(const ParallelConfig& c) {
   std::ostringstream o;
-  o << "tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << " zero=" << c.zero_stage
-    << " mb=" << c.micro_batch_size << " M=" << c.num_micro_batches;
+  o << "tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp;
+  if (c.cp > 1) o << " cp=" << c.cp;
+  o << " zero=" << c.zero_stage << " mb=" << c.micro_batch_size << " M=" << c.num_micro_batches;
   if (c.pp > 1) o << " " << schedule_text(c);
   o << " recompute=" << to_string(c.recompute) << " sp=" << (c.sequence_parallel ? "on" : "off")
     << " overlap=" << (c.dp_overlap ? "on" : "off");

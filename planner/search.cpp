@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "planner/cp_space.h"
 #include "planner/pareto.h"
 
 namespace meshplan {
@@ -176,15 +177,18 @@ SearchResult search(const Problem& p, const SearchOptions& opt) {
   Collector c(opt);
   c.result.space = count_space(p, opt.space);
   int64_t done = 0;
+  const std::vector<int> cps = cp_domain(p, opt.space);  // {1} unless sequences are long
   for (int tp : tp_domain(p, opt.space)) {
-    for (int pp : pp_domain(p, opt.space, tp)) {
-      const LayoutDims d = layout_dims(p, opt.space, tp, pp);
-      const int64_t n = count_layout(d);
-      const Reason r = d.dp == 0 ? Reason::GpusDivisible : check_layout(p, tp, pp);
-      if (r != Reason::None) c.result.rejected.add(r, n);
-      else LayoutSearch(p, d, c).run();
-      done += n;
-      if (opt.progress) opt.progress(done, c.result.space);
+    for (int cp : cps) {
+      for (int pp : pp_domain(p, opt.space, tp * cp)) {
+        const LayoutDims d = layout_dims(p, opt.space, tp, pp, cp);
+        const int64_t n = count_layout(d);
+        const Reason r = d.dp == 0 ? Reason::GpusDivisible : check_layout(p, tp, pp, cp);
+        if (r != Reason::None) c.result.rejected.add(r, n);
+        else LayoutSearch(p, d, c).run();
+        done += n;
+        if (opt.progress) opt.progress(done, c.result.space);
+      }
     }
   }
   return c.finish();

@@ -5,6 +5,7 @@
 
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
+#include "costmodel/context_parallel.h"
 #include "costmodel/memory.h"
 
 namespace meshplan {
@@ -51,12 +52,12 @@ ChunkTimes chunk_times(const ChunkCosts& c, const ParallelConfig& cfg, bool spli
   // ZeRO-0/1 accumulate gradients and reduce once per step (R); ZeRO-2/3 keep only a gradient
   // shard, so every micro-batch's gradients are reduce-scattered as its backward produces them
   // (Rajbhandari et al. 2020, sec. 5.2), as the cost model assumes.
-  const Nanoseconds reduce = ideal || cfg.dp <= 1 ? 0 : seconds_to_ns(c.dp_reduce_s);
+  const Nanoseconds reduce = ideal || grad_group_size(cfg) <= 1 ? 0 : seconds_to_ns(c.dp_reduce_s);
   t.dp_reduce_ns = cfg.zero_stage <= 1 ? reduce : 0;
   t.reduce_per_micro_batch_ns = cfg.zero_stage >= 2 ? reduce : 0;
   t.layers = std::max(1, c.layers);
   // One layer's share of the chunk's per-pass gather (embedding/head weights spread over layers).
-  t.gather_ns = ideal || cfg.dp <= 1 || cfg.zero_stage < 3 ? 0 : seconds_to_ns(c.zero3_gather_s / t.layers);
+  t.gather_ns = ideal || grad_group_size(cfg) <= 1 || cfg.zero_stage < 3 ? 0 : seconds_to_ns(c.zero3_gather_s / t.layers);
   // As the cost model: the recomputed forward of full recompute gathers the weights once more.
   t.backward_gather_passes = cfg.recompute == Recompute::Full ? 2 : 1;
   t.activation_bytes = c.activation_bytes;
@@ -66,8 +67,8 @@ ChunkTimes chunk_times(const ChunkCosts& c, const ParallelConfig& cfg, bool spli
 // ZeRO-1/2: after the optimizer each rank all-gathers the updated 16-bit weight shards of its stage.
 std::vector<Nanoseconds> after_gather(const Problem& p, const ParallelConfig& cfg, bool ideal) {
   std::vector<Nanoseconds> out(cfg.pp, 0);
-  if (ideal || cfg.dp <= 1 || cfg.zero_stage < 1 || cfg.zero_stage > 2) return out;
-  const GroupPlacement g = place_group(p.hardware, cfg.dp, cfg.tp);
+  if (ideal || grad_group_size(cfg) <= 1 || cfg.zero_stage < 1 || cfg.zero_stage > 2) return out;
+  const GroupPlacement g = grad_group(p.hardware, cfg);  // dp * cp ranks
   const double bytes_per_param = param_bytes(p.job.convention).weights;
   for (int r = 0; r < cfg.pp; ++r)
     out[r] = seconds_to_ns(all_gather_s(p.hardware, g, stage_parameters_per_gpu(p.model, cfg, r) * bytes_per_param));

@@ -1,6 +1,8 @@
 // simulate_plan: schedule + StepCosts -> simulation -> summary and checks (plan_sim.h).
 #include "simulator/plan_sim.h"
 
+#include "simulator/cp_ring.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -201,6 +203,7 @@ Result<PlanSimulation> simulate_plan(const Problem& p, const ParallelConfig& cfg
   out.checks.push_back(memory_check(out, cfg));
   out.checks.push_back(fits_check(out));
   out.checks.push_back(compare_with_estimate(out, cfg));
+  if (cfg.cp > 1 && p.job.cp_comm == CpComm::P2p) out.checks.push_back(cp_ring_check(p, cfg));
   return done;
 }
 

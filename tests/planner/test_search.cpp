@@ -105,6 +105,18 @@ TEST_CASE("pruned search equals exhaustive search: 70B on 64 A100-40GB under mem
   compare(p, opt);
 }
 
+TEST_CASE("pruned search equals exhaustive search: 7B on 16 H100 at 32K tokens (context parallel searched)") {
+  const Problem p = problem("llama-2-7b", "h100-80gb-sxm", 16, 16, 32768);
+  SearchOptions opt;
+  opt.top_k = 5;
+  opt.pareto = true;
+  const SearchResult r = compare(p, opt);
+  REQUIRE(!r.top.empty());
+  // cp in {1, 2, 4, 8}: the space holds CP layouts, and at 32K tokens one of them wins.
+  CHECK(r.top.front().config.cp > 1);
+  for (const StepEstimate& e : r.top) CHECK(e.config.dp * e.config.tp * e.config.cp * e.config.pp == 16);
+}
+
 TEST_CASE("search results do not depend on top-K beyond its length") {
   const Problem p = problem("llama-2-13b", "a100-80gb-sxm", 16, 64, 4096);
   SearchOptions one, many;

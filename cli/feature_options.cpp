@@ -1,0 +1,116 @@
+// --cp, --cp-comm, --fp8, --grad-compression: flags, report JSON and plan-file reading.
+#include "cli/feature_options.h"
+
+#include "cli/feature_report.h"
+
+#include <CLI/CLI.hpp>
+
+#include "cli/help_text.h"
+#include "core/job_features.h"
+#include "costmodel/activations.h"
+#include "costmodel/compute_time.h"
+#include "costmodel/context_parallel.h"
+#include "costmodel/grad_compression.h"
+
+namespace meshplan::cli {
+
+static const char* kCmd = "command line";
+
+void add_feature_options(CLI::App* sub, FeatureOptions& o) {
+  o.app = sub;
+  allowed_values(sub->add_option("--cp-comm", o.cp_comm,
+                                 "Context-parallel K/V exchange (Megatron-Core --cp-comm-type): p2p (ring attention, "
+                                 "overlapped with attention), all_gather (K/V all-gathered; GQA), a2a (Ulysses) "
+                                 "(default p2p)"),
+                 {"p2p", "all_gather", "a2a"});
+  allowed_values(sub->add_option("--fp8", o.fp8,
+                                 "FP8 recipe of the linear-layer GEMMs (Transformer Engine): delayed, current, "
+                                 "blockwise, mxfp8 (default none); needs an fp8 peak in the profile"),
+                 {"none", "delayed", "current", "blockwise", "mxfp8"});
+  sub->add_option("--grad-compression", o.grad_compression,
+                  "Compressed DP gradient reduction: none, powersgd:RANK, onebit-adam, onebit-lamb, topk:FRACTION "
+                  "(default none; ZeRO 0 only)");
+}
+
+void add_cp_option(CLI::App* sub, int& cp) {
+  sub->add_option("--cp", cp, "Context-parallel degree: each sequence split over C GPUs (default 1)");
+}
+
+static bool given(CLI::App* app, const char* flag) { return app && app->count(flag) > 0; }
+
+static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
+  if (!only_given || given(o.app, "--cp-comm")) {
+    auto c = parse_cp_comm(o.cp_comm);
+    if (!c) return make_error(kCmd, "--cp-comm", o.cp_comm, "unknown CP exchange", "use p2p, all_gather or a2a");
+    job.cp_comm = *c;
+  }
+  if (!only_given || given(o.app, "--fp8")) {
+    auto r = parse_fp8_recipe(o.fp8);
+    if (!r)
+      return make_error(kCmd, "--fp8", o.fp8, "unknown FP8 recipe", "use none, delayed, current, blockwise or mxfp8");
+    job.fp8 = *r;
+  }
+  if (!only_given || given(o.app, "--grad-compression"))
+    if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
+  return true;
+}
+
+Result<bool> apply_feature_options(const FeatureOptions& o, Job& job) { return apply(o, job, false); }
+Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job) { return apply(o, job, true); }
+
+void add_config_features(ojson& config, const ParallelConfig& c) {
+  if (c.cp > 1) config["cp"] = c.cp;
+}
+
+void add_job_features(ojson& j, const Job& job) {
+  if (job.cp_comm != CpComm::P2p) j["cp_comm"] = to_string(job.cp_comm);
+  if (job.fp8 != Fp8Recipe::None) j["fp8"] = to_string(job.fp8);
+  if (job.compression != GradCompression::None) {
+    j["grad_compression"] = grad_compression_text(job);
+  }
+}
+
+void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
+  if (c.cp > 1) {
+    const CpAttention a = cp_attention(p, c, job_peak_flops(p), activation_element_bytes(p.job.dtype));
+    j["context_parallel"] = {{"cp", c.cp},
+                             {"cp_comm", to_string(p.job.cp_comm)},
+                             {"kv_chunk_bytes", report_bytes(a.kv_chunk_bytes)},
+                             {"ring_steps", a.steps},
+                             {"step_attention_forward_s", report_number(a.step.forward_s)},
+                             {"step_comm_forward_s", report_number(a.step_comm_forward_s)},
+                             {"layer_exposed_forward_s", report_number(a.forward_exposed_s)},
+                             {"layer_exposed_backward_s", report_number(a.backward_exposed_s)}};
+  }
+  if (p.job.compression != GradCompression::None && c.zero_stage == 0) {
+    const CompressedReduction r = compressed_reduction(p, c, 0, grad_group(p.hardware, c));
+    j["grad_compression"] = {{"method", grad_compression_text(p.job)},
+                             {"bytes_sent", report_bytes(r.bytes_sent)},
+                             {"uncompressed_bytes", report_bytes(r.uncompressed_bytes)},
+                             {"comm_s", report_number(r.comm_s)},
+                             {"compute_s", report_number(r.compute_s)},
+                             {"warmup_steps", r.warmup_steps}};
+  }
+}
+
+Result<bool> read_job_features(const ojson& j, const std::string& file, const std::string& at, Job& job) {
+  auto text = [&](const char* key, std::string& out) -> Result<bool> {
+    if (!j.is_object() || !j.contains(key)) return true;
+    if (!j[key].is_string()) return make_error(file, at + "." + key, j[key].dump(), "must be a string", "");
+    out = j[key].get<std::string>();
+    return true;
+  };
+  std::string cp_comm = "p2p", fp8 = "none", gc = "none";
+  for (auto [key, out] : {std::pair<const char*, std::string*>{"cp_comm", &cp_comm}, {"fp8", &fp8},
+                          {"grad_compression", &gc}})
+    if (auto r = text(key, *out); !r) return r.error();
+  auto c = parse_cp_comm(cp_comm);
+  if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather or a2a");
+  job.cp_comm = *c;
+  auto f = parse_fp8_recipe(fp8);
+  if (!f) return make_error(file, at + ".fp8", fp8, "unknown FP8 recipe", "none, delayed, current, blockwise or mxfp8");
+  job.fp8 = *f;
+  return parse_grad_compression(gc, file, at + ".grad_compression", job);
+}
+
+}  // namespace meshplan::cli

@@ -1,0 +1,40 @@
+// CLI flags of the issue-11 features (--cp, --cp-comm, --fp8, --grad-compression), their JSON in
+// reports and plan files, kept apart so the shared option and report code only calls in.
+#pragma once
+#include <string>
+
+#include "cli/report_json.h"
+#include "core/error.h"
+#include "core/parallel_config.h"
+
+namespace CLI {
+class App;
+}
+
+namespace meshplan::cli {
+
+struct FeatureOptions {
+  std::string cp_comm = "p2p";           // --cp-comm p2p|all_gather|a2a
+  std::string fp8 = "none";              // --fp8 none|delayed|current|blockwise|mxfp8
+  std::string grad_compression = "none"; // --grad-compression none|powersgd:R|onebit-adam|onebit-lamb|topk:F
+  CLI::App* app = nullptr;
+};
+
+/// Adds --cp-comm, --fp8 and --grad-compression (job-level flags).
+void add_feature_options(CLI::App* sub, FeatureOptions& o);
+/// Adds --cp (a configuration flag) bound to `cp`.
+void add_cp_option(CLI::App* sub, int& cp);
+/// Parses the flags into the job; one Error naming the flag otherwise.
+Result<bool> apply_feature_options(const FeatureOptions& o, Job& job);
+/// Flags given on the command line that override a plan file's job.
+Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
+
+/// Adds "cp" (and the CP exchange) to a config object when cp > 1, and the job's FP8 recipe and
+/// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged.
+void add_config_features(ojson& config, const ParallelConfig& c);
+void add_job_features(ojson& job_json, const Job& job);
+/// Reads the job's features back from a plan file's job object (absent keys: the defaults);
+/// the first bad value as an Error naming `at`.<key>.
+Result<bool> read_job_features(const ojson& j, const std::string& file, const std::string& at, Job& job);
+
+}  // namespace meshplan::cli

@@ -1,0 +1,51 @@
+// FP8 linear-layer peak, cast/transpose bytes, and FP8 weight copies and scaling state.
+#include "costmodel/fp8.h"
+
+#include <algorithm>
+
+namespace meshplan {
+
+double linear_gemm_peak(const Problem& p, double dense_peak) {
+  if (p.job.fp8 == Fp8Recipe::None) return dense_peak;
+  const double fp8 = p.hardware.peak_flops_for("fp8");
+  return fp8 > 0.0 ? fp8 : dense_peak;
+}
+
+Fp8Overhead fp8_cast_bytes(const Problem& p, const ParallelConfig& cfg, double tokens) {
+  Fp8Overhead o;
+  if (p.job.fp8 == Fp8Recipe::None) return o;
+  const double t = static_cast<double>(cfg.tp);
+  const double h = static_cast<double>(p.model.hidden_size);
+  const double f = static_cast<double>(p.model.intermediate_size);
+  const double kv = static_cast<double>(p.model.kv_dim());
+  // Input elements of the four GEMMs (column-parallel inputs replicated, row-parallel split by t)
+  // and output-gradient elements (the GEMM outputs).
+  const double inputs = tokens * (h + h + f / t + h / t);
+  const double outputs = tokens * ((h + 2.0 * kv) / t + h + (p.model.mlp == MlpKind::Gated ? 2.0 : 1.0) * f / t + h);
+  const bool blocked = p.job.fp8 == Fp8Recipe::Blockwise || p.job.fp8 == Fp8Recipe::Mxfp8;
+  const double cast = p.job.fp8 == Fp8Recipe::Current ? 5.0 : 3.0;
+  o.forward_bytes = cast * inputs;
+  o.backward_bytes = blocked ? 4.0 * outputs + 2.0 * inputs   // row+col quantize of grads; col copy of inputs
+                             : cast * outputs + 2.0 * (inputs + outputs);  // cast + FP8 transposes
+  return o;
+}
+
+double fp8_weight_bytes_per_param(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::None: return 0.0;
+    case Fp8Recipe::Delayed:
+    case Fp8Recipe::Current: return 2.0;
+    case Fp8Recipe::Blockwise: return 2.0 + 2.0 * 4.0 / 16384.0;
+    case Fp8Recipe::Mxfp8: return 2.0 + 2.0 / 32.0;
+  }
+  return 0.0;
+}
+
+double fp8_scaling_state_bytes_per_layer(Fp8Recipe r) {
+  if (r == Fp8Recipe::None) return 0.0;
+  const double tensors = 4.0 * 5.0;  // 4 modules x (3 forward + 2 backward) FP8 tensors
+  const double history = r == Fp8Recipe::Delayed ? kFp8AmaxHistoryLen : 1.0;
+  return tensors * 4.0 * (history + 2.0);  // fp32 amax history (or current amax), scale, scale_inv
+}
+
+}  // namespace meshplan

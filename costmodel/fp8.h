@@ -1,0 +1,46 @@
+// FP8 training per Transformer Engine recipes: which GEMMs run in FP8, the cast/transpose kernels
+// they add, and the FP8 weight copies and scaling state they keep in memory.
+#pragma once
+#include "core/parallel_config.h"
+
+namespace meshplan {
+
+/// Peak FLOP/s of the linear-layer GEMMs (QKV, out-projection, MLP; forward, dgrad and wgrad):
+/// the profile's "fp8" peak under an FP8 recipe (Transformer Engine runs te.Linear /
+/// te.LayerNormLinear / te.LayerNormMLP in FP8 inside fp8_autocast), else `dense_peak`. The
+/// attention BMMs stay in 16 bits (TE's FP8 dot-product attention is a separate opt-in,
+/// NVTE_FP8_DPA), and so does the LM head (Megatron-Core keeps the output layer out of FP8 unless
+/// asked). A profile without an fp8 peak is refused earlier (core/job_features.h).
+double linear_gemm_peak(const Problem& p, double dense_peak);
+
+/// Extra element-wise HBM bytes of one layer, one micro-batch, on one GPU, for the FP8 casts of
+/// the linear layers' inputs and output gradients. `tokens` = b * s/cp, `t` = tp, width of each
+/// GEMM input: QKV h, out-projection h, MLP up h, MLP down f (gated: f too).
+/// Per element cast from 16 bits: read 2 + write 1 bytes. Delayed scaling (amax from history)
+/// casts in one pass; current scaling (Float8CurrentScaling) reads the tensor once more for its
+/// amax: 5 bytes. Hopper FP8 GEMMs need both operands K-major, so the backward also writes the FP8
+/// transposes of the saved inputs and the output gradients (read 1, write 1). Blockwise (1x128 /
+/// 128x128 scales) and MXFP8 (1x32 E8M0 scales) quantize row- and column-wise copies from the
+/// 16-bit tensor in one pass (read 2, write 2) instead of transposing.
+struct Fp8Overhead {
+  double forward_bytes = 0;
+  double backward_bytes = 0;
+};
+Fp8Overhead fp8_cast_bytes(const Problem& p, const ParallelConfig& cfg, double tokens);
+
+/// Extra bytes per linear-layer weight parameter kept for FP8: the FP8 copy (1 byte) and its
+/// transpose (1 byte) for delayed and current scaling (TE caches both across micro-batches);
+/// the row- and column-wise copies plus their scales for blockwise (one fp32 per 128x128 block
+/// each, 2 * 4/16384) and MXFP8 (one byte per 32 elements each, 2/32). 0 without FP8.
+double fp8_weight_bytes_per_param(Fp8Recipe r);
+
+/// Scaling state of one layer's four FP8 modules (QKV, out-projection, MLP up, MLP down):
+/// delayed scaling keeps an amax history per FP8 tensor (forward: input, weight, output; backward:
+/// grad output, grad input), fp32, amax_history_len = 1024 by default (TE DelayedScaling), plus
+/// one scale and inverse scale each; the other recipes keep no history. Bytes per GPU per layer.
+double fp8_scaling_state_bytes_per_layer(Fp8Recipe r);
+
+/// Transformer Engine's DelayedScaling amax_history_len default.
+constexpr double kFp8AmaxHistoryLen = 1024;
+
+}  // namespace meshplan

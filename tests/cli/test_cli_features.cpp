@@ -1,0 +1,101 @@
+// CLI of context parallelism, FP8 recipes and gradient compression: flags, JSON, one-line refusals.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "cli_run.h"
+
+using namespace meshplan_test;
+
+static const std::string kModel = source_path("examples/models/llama-2-7b.yaml");
+
+static std::string est(const std::string& hw, const std::string& rest) {
+  return "estimate --model " + kModel + " --hardware " + hw + " --gpus 16 --global-batch 16 " + rest;
+}
+
+static void check_bad(const std::string& args, std::initializer_list<std::string> needles) {
+  INFO("meshplan " << args);
+  CliResult r = run_cli(args);
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("(hint: ") != std::string::npos);
+  for (const auto& n : needles) CHECK(r.err.find(n) != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("estimate --cp: DP = gpus / (tp*cp*pp) and config carries cp and plan file round-trips") {
+  const std::string plan = scratch_dir() + "/cp-plan.json";
+  CliResult r = run_cli(est("h100-80gb-sxm", "--seq 32768 --tp 2 --cp 4 --format json --output " + plan));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string j = slurp(plan);
+  CHECK(j.find("\"dp\": 2") != std::string::npos);
+  CHECK(j.find("\"cp\": 4") != std::string::npos);
+  CliResult again = run_cli("estimate --plan " + plan + " --format json");
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.out.find("\"cp\": 4") != std::string::npos);
+  // cp = 1 writes no cp key (outputs without CP are unchanged).
+  CliResult one = run_cli(est("h100-80gb-sxm", "--seq 4096 --tp 2 --format json"));
+  REQUIRE(one.exit_code == 0);
+  CHECK(one.out.find("\"cp\"") == std::string::npos);
+}
+
+TEST_CASE("CP and FP8 and compression refusals are one line and exit 2") {
+  check_bad(est("h100-80gb-sxm", "--seq 4100 --cp 4"), {"--cp", "2*cp=8"});
+  check_bad(est("h100-80gb-sxm", "--seq 32768 --cp 3"), {"--gpus", "tp*cp*pp=3"});
+  check_bad(est("h100-80gb-sxm", "--seq 32768 --cp 2 --attention materialized"), {"--cp", "fused"});
+  check_bad(est("a100-80gb-sxm", "--fp8 delayed"), {"--fp8", "delayed", "a100-80gb-sxm"});
+  check_bad(est("h100-80gb-sxm", "--grad-compression powersgd:4 --zero 1"), {"--grad-compression", "powersgd:4"});
+  check_bad(est("h100-80gb-sxm", "--grad-compression topk:3"), {"--grad-compression", "topk:3"});
+  check_bad(est("h100-80gb-sxm", "--grad-compression gzip"), {"--grad-compression", "gzip"});
+}
+
+TEST_CASE("fp8 flag speeds up the step on H100 and the Megatron export writes the FP8 flags") {
+  CliResult bf = run_cli(est("h100-80gb-sxm", "--seq 4096 --format json"));
+  CliResult f8 = run_cli(est("h100-80gb-sxm", "--seq 4096 --fp8 current --format json"));
+  REQUIRE(bf.exit_code == 0);
+  REQUIRE(f8.exit_code == 0);
+  CHECK(f8.out.find("\"fp8\": \"current\"") != std::string::npos);
+  auto step = [](const std::string& j) {
+    const size_t at = j.find("\"step_s\": ");
+    return std::stod(j.substr(at + 10));
+  };
+  CHECK(step(f8.out) < step(bf.out));
+  CliResult ex = run_cli("plan --model " + kModel + " --hardware h100-80gb-sxm --gpus 16 --global-batch 64 --seq 65536 "
+                         "--fp8 delayed --export megatron");
+  INFO(ex.err);
+  REQUIRE(ex.exit_code == 0);
+  CHECK(ex.out.find("--fp8-format hybrid") != std::string::npos);
+  CHECK(ex.out.find("--fp8-recipe delayed") != std::string::npos);
+  CHECK(ex.out.find("--context-parallel-size") != std::string::npos);  // 64K tokens: CP wins
+}
+
+TEST_CASE("plan searches CP only for long sequences - --cp narrows it") {
+  CliResult shortseq = run_cli("plan --model " + kModel + " --hardware h100-80gb-sxm --gpus 16 --global-batch 64 "
+                               "--seq 4096 --format json --top 50");
+  REQUIRE(shortseq.exit_code == 0);
+  CHECK(shortseq.out.find("\"cp\"") == std::string::npos);
+  CliResult pinned = run_cli("plan --model " + kModel + " --hardware h100-80gb-sxm --gpus 16 --global-batch 64 "
+                             "--seq 65536 --cp 4 --format json --top 3");
+  INFO(pinned.err);
+  REQUIRE(pinned.exit_code == 0);
+  CHECK(pinned.out.find("\"cp\": 4") != std::string::npos);
+}
+
+TEST_CASE("estimate reports the compressed reduction and the CP ring") {
+  CliResult r = run_cli(est("h100-80gb-sxm", "--seq 4096 --grad-compression onebit-adam --format json"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("\"grad_compression\": \"onebit-adam\"") != std::string::npos);
+  CHECK(r.out.find("\"warmup_steps\": 100000") != std::string::npos);
+  CliResult cp = run_cli(est("h100-80gb-sxm", "--seq 32768 --tp 2 --cp 4 --format json"));
+  REQUIRE(cp.exit_code == 0);
+  CHECK(cp.out.find("\"context_parallel\"") != std::string::npos);
+  CHECK(cp.out.find("\"ring_steps\": 4") != std::string::npos);
+  CliResult sim = run_cli("simulate --model " + kModel + " --hardware h100-80gb-sxm --gpus 16 --global-batch 16 "
+                          "--seq 32768 --tp 2 --cp 4 --format json");
+  INFO(sim.err);
+  REQUIRE(sim.exit_code == 0);
+  CHECK(sim.out.find("\"cp_ring\"") != std::string::npos);
+}
