@@ -66,8 +66,12 @@ void check_refused(const std::string& name, int np, const std::string& flags, co
 
 }  // namespace
 
-TEST_CASE("dist: run ep2 (dp2, experts not replicated) equals one rank") {
-  check_ep("ep2dp2", 2, "--ep 2");
+TEST_CASE("dist: run ep2 x edp2 (dp4) ZeRO-0 equals one rank") {
+  check_ep("ep2dp4", 4, "--ep 2");
+}
+
+TEST_CASE("dist: run ep4 (dp4, experts not replicated) ZeRO-1 equals one rank") {
+  check_ep("ep4dp4-zero1", 4, "--ep 4 --zero 1");
 }
 
 TEST_CASE("dist: run ep2 x edp2 (dp4) ZeRO-1 equals one rank") {
