@@ -150,6 +150,7 @@ int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
   if (refused > 0) return kExitBadInput;
   exec::ProcessGroups groups = exec::make_process_groups(mpi, *grid);
   exec::add_cp_group(mpi, groups, s.config.cp);
+  exec::add_ep_groups(groups, s.config.ep);  // validated by the trainer: ep divides dp*cp
   if (auto dev = exec::use_device_communicators(groups, *backend); !dev) return fail(dev.error());
   a.train.lr.total_steps = a.train.steps;
   a.train.lr.min_lr = a.min_lr >= 0 ? static_cast<float>(a.min_lr) : a.train.lr.max_lr / 10.0f;

@@ -106,10 +106,10 @@ std::vector<FlatSegment> flat_segments(const ParamLayout& layout, int64_t begin,
     if (lo >= hi) continue;
     const bool replicated = v.split_dim < 0;
     if (!out.empty() && out.back().end == lo && out.back().weight_decay == v.weight_decay &&
-        out.back().tp_replicated == replicated) {
+        out.back().tp_replicated == replicated && out.back().expert_parallel == v.expert_parallel) {
       out.back().end = hi;  // merge neighbours with the same flags
     } else {
-      out.push_back(FlatSegment{lo, hi, v.weight_decay, replicated});
+      out.push_back(FlatSegment{lo, hi, v.weight_decay, replicated, v.expert_parallel});
     }
   }
   return out;

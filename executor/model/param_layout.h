@@ -60,6 +60,7 @@ struct FlatSegment {
   int64_t end = 0;
   bool weight_decay = true;
   bool tp_replicated = false;
+  bool expert_parallel = false;  // expert tensors (differ across EP ranks)
 };
 std::vector<FlatSegment> flat_segments(const ParamLayout& layout, int64_t begin, int64_t end);
 

@@ -41,4 +41,15 @@ void add_cp_group(MpiRuntime& runtime, ProcessGroups& groups, int cp) {
   groups.cp = dp->split(groups.dp_rank(), groups.cp_rank(), "cp");
 }
 
+void add_ep_groups(ProcessGroups& groups, int ep) {
+  assert(ep >= 1);
+  // An ep that does not divide dp*cp is a user error the trainer reports (validate_executable).
+  if (ep == 1 || groups.grid.size_of(GroupKind::Dp) % ep != 0) return;
+  groups.ep_size = ep;
+  auto* dp = dynamic_cast<MpiCommunicator*>(groups.dp.get());
+  assert(dp != nullptr && "add_ep_groups before the DP group is replaced");
+  groups.ep = dp->split(groups.edp_rank(), groups.ep_rank(), "ep");
+  groups.edp = dp->split(groups.ep_rank(), groups.edp_rank(), "edp");
+}
+
 }  // namespace meshplan::exec

@@ -26,6 +26,16 @@ struct ProcessGroups {
   int cp_size = 1;
   int cp_rank() const { return coord.dp % cp_size; }
   int dp_rank() const { return coord.dp / cp_size; }  // the data shard
+  /// Expert parallelism (Megatron-Core "MoE parallel folding" with etp = tp = 1): the DP x CP
+  /// ranks of the grid's DP dimension re-fold as ep x edp, ep fastest. `ep`: the ranks holding
+  /// different experts that exchange tokens (all-to-all); `edp`: the expert-data-parallel group,
+  /// the ranks holding the same experts, over which expert gradients are reduced and sharded
+  /// (edp = dp*cp/ep). Both null when ep == 1.
+  std::unique_ptr<Communicator> ep;
+  std::unique_ptr<Communicator> edp;
+  int ep_size = 1;
+  int ep_rank() const { return coord.dp % ep_size; }
+  int edp_rank() const { return coord.dp / ep_size; }
 
   Communicator& group(GroupKind g) { return g == GroupKind::Tp ? *tp : g == GroupKind::Dp ? *dp : *pp; }
 };
@@ -37,5 +47,10 @@ ProcessGroups make_process_groups(MpiRuntime& runtime, const RankGrid& grid);
 /// Collective over the world: splits the CP groups out of the DP groups (cp divides the grid's
 /// DP size). Call after make_process_groups, before the DP group is replaced by a device one.
 void add_cp_group(MpiRuntime& runtime, ProcessGroups& groups, int cp);
+
+/// Collective over the world: splits the EP and expert-DP groups out of the DP groups when ep
+/// divides the grid's DP size, dp*cp (else leaves none: the trainer refuses that plan). Call after
+/// make_process_groups (and add_cp_group), before the DP group is replaced.
+void add_ep_groups(ProcessGroups& groups, int ep);
 
 }  // namespace meshplan::exec

@@ -32,15 +32,15 @@ double clip_grad_norm(Backend& backend, const std::vector<GradRange>& ranges,
                       bool count_tp_replicated, const std::function<double(double)>& reduce_sum,
                       float max_norm) {
   const double norm = global_grad_norm(backend, ranges, count_tp_replicated, reduce_sum);
-  const float factor = clip_factor(norm, max_norm);
-  if (factor != 1.0f) {
-    for (const GradRange& r : ranges) {
-      for (const FlatSegment& seg : r.segments) {
-        backend.scale(r.grads + seg.begin, factor, seg.end - seg.begin);
-      }
-    }
-  }
+  scale_grads(backend, ranges, clip_factor(norm, max_norm));
   return norm;
+}
+
+void scale_grads(Backend& backend, const std::vector<GradRange>& ranges, float factor) {
+  if (factor == 1.0f) return;
+  for (const GradRange& r : ranges) {
+    for (const FlatSegment& seg : r.segments) backend.scale(r.grads + seg.begin, factor, seg.end - seg.begin);
+  }
 }
 
 }  // namespace meshplan::exec

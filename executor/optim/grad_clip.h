@@ -30,6 +30,9 @@ double global_grad_norm(Backend& backend, const std::vector<GradRange>& ranges,
 /// torch.nn.utils.clip_grad_norm_). max_norm <= 0 disables clipping.
 float clip_factor(double norm, float max_norm);
 
+/// Multiplies every segment of every range by factor (no-op for 1).
+void scale_grads(Backend& backend, const std::vector<GradRange>& ranges, float factor);
+
 /// global_grad_norm, then scales every range by clip_factor. Returns the norm before clipping.
 double clip_grad_norm(Backend& backend, const std::vector<GradRange>& ranges,
                       bool count_tp_replicated, const std::function<double(double)>& reduce_sum,

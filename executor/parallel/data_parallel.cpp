@@ -9,22 +9,27 @@ namespace meshplan::exec {
 
 struct DataParallelChunk::InFlight {
   CommRequest request;
-  int block = -1;     // ZeRO >= 1: block whose gradients are being reduce-scattered
+  Communicator* comm = nullptr;  // the group the reduction runs on (DP or expert DP)
+  int block = -1;     // ZeRO >= 1: piece whose gradients are being reduce-scattered
   Tensor input;       // padded gradients (staging copy or the block's live buffer)
   Tensor output;      // ZeRO-2/3: this rank's reduced piece, added into grad_shard_ on completion
 };
 
 DataParallelChunk::DataParallelChunk(Backend& backend, const ChunkSpec& spec, const TpContext& tp,
                                      Communicator& dp, const DataParallelOptions& options,
-                                     EpCpGroups groups)
-    : backend_(backend), dp_(dp), options_(options) {
+                                     EpCpGroups groups, Communicator* edp)
+    : backend_(backend), dp_(dp), edp_(edp), options_(options) {
   assert(options.zero_stage >= 0 && options.zero_stage <= 3);
+  assert((edp == nullptr || options.zero_stage <= 1) && "ZeRO-2/3 shard whole blocks over dp");
   ChunkSpec s = spec;
   s.allocate_params = options.zero_stage < 3;
   s.allocate_grads = options.zero_stage < 2;
   model_ = std::make_unique<ModelChunk>(backend, s, tp, make_hooks(), groups);
-  shards_ = make_shard_layout(model_->layout(), dp.rank(), dp.size());
+  shards_ = edp ? make_shard_layout(model_->layout(), dp.rank(), dp.size(), edp->rank(), edp->size())
+              : make_shard_layout(model_->layout(), dp.rank(), dp.size());
   const size_t blocks = model_->blocks().size();
+  pieces_.assign(blocks, {});
+  for (size_t i = 0; i < shards_.blocks.size(); ++i) pieces_[shards_.blocks[i].block].push_back(static_cast<int>(i));
   issued_.assign(blocks, false);
   live_grads_.resize(blocks);
   gathered_.resize(blocks);
@@ -88,8 +93,7 @@ void DataParallelChunk::begin_step() {
 void DataParallelChunk::on_grads_ready(int block) {
   // MPI progresses non-blocking collectives only inside MPI calls: poke the ones in flight so
   // earlier buckets move while backward computes the next block.
-  for (auto& f : in_flight_) dp_.test(f->request);
-  const BlockShard& b = shards_.blocks[block];
+  for (auto& f : in_flight_) f->comm->test(f->request);
   if (options_.zero_stage >= 2) {
     // Every micro-batch: reduce-scatter this block's fresh gradients and drop the full buffer.
     if (!live_grads_[block].empty()) issue_reduce_scatter(block, nullptr);
@@ -97,11 +101,24 @@ void DataParallelChunk::on_grads_ready(int block) {
   }
   if (!options_.overlap || issued_[block]) return;
   issued_[block] = true;
-  if (options_.zero_stage == 1) {
-    issue_reduce_scatter(block, model_->grads() + b.offset);
-    return;
+  const std::vector<int>& pieces = pieces_[block];
+  for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {  // backward order: experts first
+    const BlockShard& b = shards_.blocks[*it];
+    if (options_.zero_stage == 1) {
+      issue_reduce_scatter(*it, model_->grads() + b.offset);
+    } else if (b.expert) {  // ZeRO-0 expert piece: its own all-reduce over the expert DP group
+      auto f = std::make_unique<InFlight>();
+      f->comm = edp_;
+      f->request = edp_->iall_reduce(model_->grads() + b.offset, b.count, ReduceOp::Sum);
+      in_flight_.push_back(std::move(f));
+    } else {
+      add_to_bucket(b);
+    }
   }
-  // ZeRO-0: blocks arrive in reverse order (head, layers, embedding); grow the bucket downwards.
+}
+
+// ZeRO-0: blocks arrive in reverse order (head, layers, embedding); grow the bucket downwards.
+void DataParallelChunk::add_to_bucket(const BlockShard& b) {
   if (bucket_lo_ >= 0 && b.offset + b.count != bucket_lo_) issue_bucket();
   if (bucket_lo_ < 0) bucket_hi_ = b.offset + b.count;
   bucket_lo_ = b.offset;
@@ -111,12 +128,14 @@ void DataParallelChunk::on_grads_ready(int block) {
 void DataParallelChunk::issue_bucket() {
   if (bucket_lo_ < 0) return;
   auto f = std::make_unique<InFlight>();
+  f->comm = &dp_;
   f->request = dp_.iall_reduce(model_->grads() + bucket_lo_, bucket_hi_ - bucket_lo_, ReduceOp::Sum);
   in_flight_.push_back(std::move(f));
   bucket_lo_ = bucket_hi_ = -1;
 }
 
-// block_grads: ZeRO-1 the block in the full gradient buffer; ZeRO-2/3 nullptr (live buffer).
+// block: a piece of shards_ (the block itself without edp_). block_grads: ZeRO-1 the piece in the
+// full gradient buffer; ZeRO-2/3 nullptr (live buffer).
 void DataParallelChunk::issue_reduce_scatter(int block, const float* block_grads) {
   const BlockShard& b = shards_.blocks[block];
   auto f = std::make_unique<InFlight>();
@@ -133,12 +152,13 @@ void DataParallelChunk::issue_reduce_scatter(int block, const float* block_grads
     in = f->input.f32();
   }
   float* out = options_.zero_stage >= 2 ? f->output.f32() : grad_shard_.f32() + b.shard_offset;
-  f->request = dp_.ireduce_scatter_sum(in, out, b.shard_size);
+  f->comm = &comm_of(b);
+  f->request = f->comm->ireduce_scatter_sum(in, out, b.shard_size);
   in_flight_.push_back(std::move(f));
 }
 
 void DataParallelChunk::complete(InFlight& f) {
-  dp_.wait(f.request);
+  f.comm->wait(f.request);
   if (!f.output.empty()) {
     const BlockShard& b = shards_.blocks[f.block];
     backend_.axpy(grad_shard_.f32() + b.shard_offset, 1.0f, f.output.f32(), b.shard_size);
@@ -164,7 +184,7 @@ float* DataParallelChunk::grad_buffer(int block) {
 }
 
 void DataParallelChunk::issue_remaining() {
-  const int blocks = static_cast<int>(shards_.blocks.size());
+  const int blocks = static_cast<int>(pieces_.size());  // model blocks
   for (int block = blocks - 1; block >= 0; --block) {
     if (options_.zero_stage >= 2) {
       if (!live_grads_[block].empty()) issue_reduce_scatter(block, nullptr);

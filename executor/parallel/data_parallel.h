@@ -38,8 +38,12 @@ struct DataParallelOptions {
 class DataParallelChunk {
  public:
   /// `groups` go to the model chunk (context parallelism: `dp` then spans the DP x CP ranks).
+  /// Expert parallelism: `edp` (the expert-data-parallel group: the ranks of `dp` holding the same
+  /// experts) reduces and shards the expert tensors; null when ep == 1 (experts reduce over `dp`).
+  /// ZeRO-0 and ZeRO-1 only with `edp` (asserted; rank_setup.cpp refuses the rest).
   DataParallelChunk(Backend& backend, const ChunkSpec& spec, const TpContext& tp, Communicator& dp,
-                    const DataParallelOptions& options, EpCpGroups groups = {});
+                    const DataParallelOptions& options, EpCpGroups groups = {},
+                    Communicator* edp = nullptr);
   ~DataParallelChunk();
   DataParallelChunk(const DataParallelChunk&) = delete;
   DataParallelChunk& operator=(const DataParallelChunk&) = delete;
@@ -89,12 +93,16 @@ class DataParallelChunk {
   void complete_until(size_t max_pending);
   void refresh_working_params();
   void init_master();
+  void add_to_bucket(const BlockShard& piece);
+  Communicator& comm_of(const BlockShard& piece) { return piece.expert ? *edp_ : dp_; }
 
   Backend& backend_;
   Communicator& dp_;
+  Communicator* edp_ = nullptr;  // expert pieces' group (expert parallelism), else null
   DataParallelOptions options_;
   std::unique_ptr<ModelChunk> model_;
-  ShardLayout shards_;
+  ShardLayout shards_;                         // pieces (one per block unless edp_)
+  std::vector<std::vector<int>> pieces_;       // per block: its pieces in shards_.blocks
 
   Tensor master_;      // (P) ZeRO-0, else (S): fp32 master weights
   Tensor grad_shard_;  // (S) reduced gradient shard, ZeRO >= 1

@@ -38,7 +38,8 @@ void DataParallelChunk::refresh_working_params() {
       break;
   }
   // ZeRO-1/2: every DP rank contributes its updated piece of each block (non-blocking, all
-  // blocks in flight together), unpadded blocks gathered straight into the working buffer.
+  // blocks in flight together), unpadded blocks gathered straight into the working buffer; with
+  // expert parallelism the expert pieces are gathered over the expert-data-parallel group.
   struct Gather {
     CommRequest request;
     Tensor staging;
@@ -53,11 +54,11 @@ void DataParallelChunk::refresh_working_params() {
       g.staging = Tensor(backend_, DType::F32, {b.padded()});
       out = g.staging.f32();
     }
-    g.request = dp_.iall_gather(master_.f32() + b.shard_offset, out, b.shard_size);
+    g.request = comm_of(b).iall_gather(master_.f32() + b.shard_offset, out, b.shard_size);
     gathers.push_back(std::move(g));
   }
   for (Gather& g : gathers) {
-    dp_.wait(g.request);
+    comm_of(*g.block).wait(g.request);
     if (!g.staging.empty())
       backend_.copy(model_->params() + g.block->offset, g.staging.data(),
                     static_cast<uint64_t>(g.block->count) * 4);

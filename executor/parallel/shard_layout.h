@@ -20,6 +20,8 @@ struct BlockShard {
   int64_t own_count = 0;     // real (unpadded) elements this rank owns
   int64_t padded() const { return shard_size * dp_size; }
   int dp_size = 1;
+  int block = 0;             // index into ParamLayout::blocks (several pieces may share one)
+  bool expert = false;       // expert piece: sharded over the expert-data-parallel group
 };
 
 /// Worked example: a block of 10 elements, dp 4 -> shard_size 3, padded 12; ranks own
@@ -32,6 +34,13 @@ struct ShardLayout {
 };
 
 ShardLayout make_shard_layout(const ParamLayout& layout, int dp_rank, int dp_size);
+
+/// Expert parallelism: each block holding expert-parallel views (a MoE layer: its experts are the
+/// block's last views) becomes two pieces, the dense part cut over the DP group (dp_rank of
+/// dp_size) and the experts over the expert-data-parallel group (edp_rank of edp_size: the ranks
+/// holding the same experts). Other blocks stay one piece. `blocks` then lists pieces in flat order.
+ShardLayout make_shard_layout(const ParamLayout& layout, int dp_rank, int dp_size, int edp_rank,
+                              int edp_size);
 
 /// Segments covering the packed shard buffer [0, total): the owned elements carry their
 /// parameters' weight-decay and TP-replication flags; padding is neither decayed nor counted.

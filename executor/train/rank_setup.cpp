@@ -30,13 +30,27 @@ std::vector<ChunkSpec> local_chunk_specs(const Problem& p, const ParallelConfig&
 
 ErrorList validate_executable(const Problem& p, const ParallelConfig& cfg, const std::string& where) {
   ErrorList errs;
-  if (cfg.ep > 1) {
-    // The MoE layers run EP (executor/model/moe_layer.cpp, tested at the model level), but the
-    // trainer does not yet reduce expert gradients over the expert-data-parallel group.
-    errs.push_back(make_error(where, "ep", std::to_string(cfg.ep),
-                              "meshplan run does not train expert parallelism yet",
-                              "run with ep 1 (every rank holds all experts)"));
-    return errs;
+  if (cfg.ep > 1 || cfg.etp > 1) {
+    // Expert parallelism folds the DP x CP ranks as ep x edp (executor/mpi/process_groups.h).
+    const int dp_ranks = cfg.dp * std::max(1, cfg.cp);
+    if (cfg.etp > 1) {
+      errs.push_back(make_error(where, "etp", std::to_string(cfg.etp),
+                                "meshplan run does not train expert tensor parallelism",
+                                "run with etp 1 (each expert whole on one rank)"));
+    } else if (dp_ranks % cfg.ep != 0) {
+      errs.push_back(make_error(where, "ep", std::to_string(cfg.ep),
+                                "ep must divide dp*cp = " + std::to_string(dp_ranks) +
+                                    " (experts are split over the data-parallel ranks)",
+                                "choose an ep that divides dp*cp"));
+    } else if (cfg.zero_stage >= 2) {
+      // ZeRO-2/3 reduce-scatter and gather whole layers over DP; a MoE layer's experts would need
+      // their own expert-DP pieces in the live gradient and gathered parameter buffers.
+      errs.push_back(make_error(where, "zero", std::to_string(cfg.zero_stage),
+                                "meshplan run trains expert parallelism (ep=" + std::to_string(cfg.ep) +
+                                    ") with ZeRO 0 or 1 only",
+                                "use --zero 1 with --ep"));
+    }
+    if (!errs.empty()) return errs;
   }
   const std::vector<int> layers = layers_per_chunk(p.model, cfg);
   const int v = std::max(1, cfg.virtual_stages);

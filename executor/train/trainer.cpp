@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "executor/data/batches.h"
 #include "executor/data/token_source.h"
@@ -28,7 +29,8 @@ double now_s() {
 
 double comm_seconds(ProcessGroups& g) {
   return g.world->stats().seconds + g.tp->stats().seconds + g.dp->stats().seconds +
-         g.pp->stats().seconds + (g.cp ? g.cp->stats().seconds : 0.0);
+         g.pp->stats().seconds + (g.cp ? g.cp->stats().seconds : 0.0) +
+         (g.ep ? g.ep->stats().seconds + g.edp->stats().seconds : 0.0);
 }
 
 Result<std::unique_ptr<TokenSource>> open_source(const Problem& p, const TrainOptions& o,
@@ -67,9 +69,13 @@ void build_chunks(RankRun& run) {
   // Context parallelism: each CP rank holds T/cp tokens of every sequence and its loss is their
   // mean; the DP group spans dp*cp ranks, so gradients are summed over DP x CP.
   const ProcessGroups& g = run.groups;
-  const EpCpGroups groups{GroupContext{}, GroupContext{g.cp_rank(), g.cp_size, g.cp.get()}};
+  // Expert parallelism: MoE layers exchange tokens over the EP group; expert gradients are reduced
+  // (and ZeRO-1 sharded) over the expert-data-parallel group, dense ones over DP x CP.
+  const EpCpGroups groups{GroupContext{g.ep_rank(), g.ep_size, g.ep.get()},
+                          GroupContext{g.cp_rank(), g.cp_size, g.cp.get()}};
   for (const ChunkSpec& spec : local_chunk_specs(run.problem, cfg, run.groups.coord.pp, run.options.seed)) {
-    run.chunks.push_back(std::make_unique<DataParallelChunk>(run.backend, spec, tp, *run.groups.dp, dpo, groups));
+    run.chunks.push_back(std::make_unique<DataParallelChunk>(run.backend, spec, tp, *run.groups.dp, dpo, groups,
+                                                             run.groups.edp.get()));
     local.push_back(run.chunks.back().get());
   }
   const float loss_scale = 1.0f / static_cast<float>(cfg.num_micro_batches * cfg.dp * g.cp_size);
@@ -98,6 +104,18 @@ MicroBatchLoader loader_for(RankRun& run, int64_t step) {
   };
 }
 
+// The ranges' segments of expert tensors (expert == true) or of the others.
+std::vector<GradRange> filter_grads(const std::vector<GradRange>& ranges, bool expert) {
+  std::vector<GradRange> out;
+  for (const GradRange& r : ranges) {
+    GradRange f{r.grads, {}};
+    for (const FlatSegment& s : r.segments)
+      if (s.expert_parallel == expert) f.segments.push_back(s);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 double clip_gradients(RankRun& run) {
   std::vector<GradRange> ranges;
   for (auto& c : run.chunks) ranges.push_back(c->optimizer_grads());
@@ -108,7 +126,17 @@ double clip_gradients(RankRun& run) {
     s = all_reduce_sum_double(*g.pp, s);
     return sharded ? all_reduce_sum_double(*g.dp, s) : s;
   };
-  return clip_grad_norm(run.backend, ranges, g.coord.tp == 0, reduce, run.options.max_grad_norm);
+  if (!g.ep) return clip_grad_norm(run.backend, ranges, g.coord.tp == 0, reduce, run.options.max_grad_norm);
+  // Expert parallelism without ZeRO: dense gradients are the same on every DP rank, expert ones
+  // differ across the EP group (and are the same over expert DP); with ZeRO-1 the DP x CP ranks
+  // hold disjoint shards of both, and `reduce` sums over all of them.
+  const bool tp0 = g.coord.tp == 0;
+  const double dense = reduce(local_grad_sumsq(run.backend, filter_grads(ranges, false), tp0));
+  double expert = reduce(local_grad_sumsq(run.backend, filter_grads(ranges, true), tp0));
+  if (!sharded) expert = all_reduce_sum_double(*g.ep, expert);
+  const double norm = std::sqrt(dense + expert);
+  scale_grads(run.backend, ranges, clip_factor(norm, run.options.max_grad_norm));
+  return norm;
 }
 
 StepRecord run_step(RankRun& run, int64_t step) {
@@ -172,6 +200,7 @@ uint64_t plan_fingerprint(const Problem& p, const ParallelConfig& cfg, int world
                   std::to_string(p.job.seq_len) + "," + std::to_string(world_size) + "," + std::to_string(seed);
   for (int l : layers_per_chunk(m, cfg)) s += "," + std::to_string(l);
   if (cfg.cp > 1) s += "|cp" + std::to_string(cfg.cp);  // absent for cp 1: older checkpoints resume
+  if (cfg.ep > 1) s += "|ep" + std::to_string(cfg.ep);
   return fnv1a64(s.data(), s.size());
 }
 

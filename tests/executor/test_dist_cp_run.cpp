@@ -1,7 +1,6 @@
 // `meshplan run --cp C`: context-parallel layouts (with DP, TP, PP, ZeRO) train on 8 MPI ranks with
-// the loss of each of 5 steps equal to the one-rank run within 1e-5 relative; `--ep` is refused
-// with one line (the trainer does not reduce expert gradients yet; EP is tested at the model
-// level in test_ep_cp.cpp and test_dist_ep_cp.cpp).
+// the loss of each of 5 steps equal to the one-rank run within 1e-5 relative (`--ep` runs are in
+// test_dist_ep_run.cpp).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -50,16 +49,4 @@ TEST_CASE("dist: run cp2 tp2 pp2 ZeRO-3 selective recompute equals one rank") {
 
 TEST_CASE("dist: run cp4 dp2 ZeRO-1 equals one rank") {
   check_cp("cp4dp2-zero1", "--cp 4 --zero 1");
-}
-
-TEST_CASE("dist: run --ep is refused in one line naming ep") {
-  const std::string dir = temp_dir("ep-refused");
-  std::string out;
-  const int rc = run_meshplan(2, "--model " + write_test_model(dir) +
-                                     " --hardware a100-80gb-sxm --gpus 2 --global-batch 4 --seq 16 --ep 2 --steps 1",
-                              &out);
-  INFO(out);
-  CHECK(rc == 2);
-  CHECK(out.find("ep=2") != std::string::npos);
-  std::filesystem::remove_all(dir);
 }
