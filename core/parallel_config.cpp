@@ -3,6 +3,7 @@
 
 #include "core/checked.h"
 #include "core/limits.h"
+#include "core/moe_config.h"
 
 #include <algorithm>
 #include <numeric>
@@ -181,6 +182,7 @@ ErrorList validate_config(const Problem& p, const ParallelConfig& c, const std::
                            "global batch must equal micro_batch x micro_batches x dp"));
   check_tp(p, c, w, e);
   check_pp(p, c, w, e);
+  for (Error& x : validate_moe_config(p, c, w)) e.push_back(std::move(x));  // EP/ETP (core/moe_config.h)
   return e;
 }
 

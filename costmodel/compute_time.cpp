@@ -8,6 +8,7 @@
 #include "costmodel/attention.h"
 #include "costmodel/collectives.h"
 #include "costmodel/flops.h"
+#include "costmodel/moe_cost.h"
 
 namespace meshplan {
 
@@ -91,6 +92,7 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
     case Recompute::Selective: c.recompute_s = core.forward_s; break;
     case Recompute::Full: c.recompute_s = c.forward_s; break;
   }
+  add_expert_compute(p, cfg, c);  // MoE: routed experts on the busiest rank (costmodel/moe_cost.h)
   return c;
 }
 

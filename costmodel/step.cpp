@@ -8,6 +8,8 @@
 #include "costmodel/compute_time.h"
 #include "costmodel/flops.h"
 #include "costmodel/memory.h"
+#include "costmodel/moe_cost.h"
+#include "costmodel/moe_layout.h"
 #include "costmodel/pipeline.h"
 #include "costmodel/zero_comm.h"
 
@@ -38,6 +40,7 @@ LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
   LayerCosts lc;
   lc.compute = layer_compute(p, cfg);
   lc.comm = layer_tp_comm(p, cfg, lc.compute);
+  add_expert_comm(p, cfg, lc.comm);  // MoE dispatch/combine all-to-all (costmodel/moe_cost.h)
   lc.ends = ends_compute(p, cfg);
   return lc;
 }
@@ -121,7 +124,7 @@ double per_layer_collective_s(const Problem& p, const ParallelConfig& cfg, int s
 }
 }  // namespace
 
-DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st) {
+static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st) {
   DpComm out;
   if (cfg.dp <= 1) return out;
   const HardwareProfile& hw = p.hardware;
@@ -163,9 +166,16 @@ DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const Sta
   return out;
 }
 
+DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st) {
+  DpComm out = dense_dp_comm(p, cfg, stage, st);
+  add_expert_grad_sync(p, cfg, stage, st.backward_s, out.total_s, out.exposed_s);  // MoE experts over edp
+  return out;
+}
+
 double optimizer_time_s(const Problem& p, const ParallelConfig& cfg, int stage) {
   const ParamBytes pb = param_bytes(p.job.convention);
-  const double local = stage_parameters_per_gpu(p.model, cfg, stage) / (cfg.zero_stage >= 1 ? cfg.dp : 1);
+  const double local = stage_parameters_per_gpu(p.model, cfg, stage) / (cfg.zero_stage >= 1 ? cfg.dp : 1) +
+                       stage_expert_static_bytes(p, cfg, stage).optimizer / pb.optimizer;
   // Adam reads the gradient and fp32 master/m/v, writes master/m/v and the 16-bit working weights;
   // the global-norm clipping reads the gradients once more and the next step's buffers are zeroed.
   return memory_bound_time_s(p.hardware, local * (2.0 * pb.optimizer + 3.0 * pb.gradients + pb.weights));
@@ -281,14 +291,15 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
   out.chunks.reserve(chunks);
   for (int c = 0; c < chunks; ++c) {
     ChunkCosts k = chunk_times(lc, chunk_layers(p.model, cfg, c), c == 0, c == chunks - 1);
-    k.activation_bytes = k.layers * layer_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel,
-                                                           cfg.recompute, e, p.job.knobs.attention);
+    k.activation_bytes = k.layers * layer_activation_bytes_for(p, cfg);
     if (k.has_embedding) k.activation_bytes += embedding_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
     if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e);
     const double params = chunk_parameters_per_gpu(p.model, cfg, c);
     k.grad_bytes = params * pb.gradients;
     k.dp_reduce_s = cfg.zero_stage == 0 ? all_reduce_s(hw, dp_group, k.grad_bytes)
                                         : reduce_scatter_s(hw, dp_group, k.grad_bytes);
+    k.grad_bytes += expert_chunk_grad_bytes(p, cfg, c);  // MoE: reduced over the expert-data group
+    k.dp_reduce_s += expert_chunk_reduce_s(p, cfg, c);
     k.zero3_gather_s = cfg.zero_stage >= 3 ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
     out.chunks.push_back(k);
   }
