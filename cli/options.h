@@ -45,6 +45,9 @@ struct ConfigOptions {
   bool no_dp_overlap = false;
   std::string layers_per_stage;         // comma-separated layers per chunk; empty = even split
   CLI::App* app = nullptr;              // set by add_config_options; tells which flags were given
+  int ep = 1;                           // --ep: expert parallel (MoE models)
+  int etp = 0;                          // --etp: expert tensor parallel; 0 = Megatron-Core's default,
+                                        // tp for MoE models (1 for dense)
 };
 
 /// --format table|json|yaml (default table) and --output FILE.
