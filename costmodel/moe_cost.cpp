@@ -107,6 +107,7 @@ void add_expert_comm(const Problem& p, const ParallelConfig& cfg, LayerComm& com
   comm.forward_s += pass;
   comm.backward_s += pass;
   comm.collective_s += r * a2a;
+  comm.expert_s += pass;
   if (cfg.recompute == Recompute::Full) comm.recompute_s += pass;
 }
 

@@ -63,6 +63,8 @@ ChunkCosts chunk_times(const LayerCosts& lc, int layers, bool first, bool last) 
                        (first ? e.embedding_backward_s : 0.0) + (last ? e.head_backward_input_s : 0.0) +
                        k.tp_comm_backward_s;
   k.backward_weight_s = layers * c.backward_weight_s + (last ? e.head_backward_weight_s : 0.0);
+  k.ep_comm_forward_s = layers * m.expert_s;
+  k.ep_comm_backward_s = layers * m.expert_s * (c.recompute_s > 0 && m.recompute_s > 0 ? 2.0 : 1.0);
   return k;
 }
 
