@@ -49,3 +49,22 @@ inline meshplan::ModelSpec small_moe() {
 }
 
 }  // namespace meshplan_test
+
+namespace meshplan_test {
+
+/// gpt-oss-120b (openai/gpt-oss-120b config.json): hidden 2880, 36 layers, 64 heads of 64, 8 KV heads,
+/// 128 experts of 2880 (SwiGLU), top-4, QKV/attention biases, router bias, vocab 201088, untied.
+/// Its alternating 128-token sliding-window attention is not modelled (full attention counted).
+inline meshplan::ModelSpec gpt_oss_120b() {
+  meshplan::ModelSpec m;
+  m.name = "gpt-oss-120b";
+  m.model_type = "gpt_oss";
+  m.hidden_size = 2880; m.num_layers = 36; m.num_heads = 64; m.num_kv_heads = 8; m.head_dim_override = 64;
+  m.intermediate_size = 2880; m.vocab_size = 201088; m.max_position_embeddings = 131072;
+  m.mlp = meshplan::MlpKind::Gated; m.dropout = false; m.qkv_bias = true;
+  m.moe.num_experts = 128; m.moe.experts_per_token = 4; m.moe.expert_intermediate_size = 2880;
+  m.moe.router_bias = true;
+  return m;
+}
+
+}  // namespace meshplan_test
