@@ -73,6 +73,8 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.fp8 = r.boolean(n, "fp8", path + ".fp8", defaults.fp8, "true|false");
   run.ac_policy = r.text(n, "ac_policy", path + ".ac_policy", std::string(), "torchtitan-op");
   run.note = r.text(n, "note", path + ".note", std::string(), "");
+  run.ep = static_cast<int>(r.integer(n, "ep", path + ".ep", int64_t{1}, "expert-parallel size"));
+  run.etp = static_cast<int>(r.integer(n, "etp", path + ".etp", int64_t{1}, "expert tensor-parallel size"));
   run.label = r.text(n, "label", path + ".label",
                      run.model + " " + to_string(run.recompute) + (run.sequence_parallel ? "+sp" : ""), "");
   if (r.ok() && run.iteration_s <= 0 && run.tokens_per_s_per_gpu <= 0 && run.tflops_per_gpu <= 0 && run.mfu <= 0)

@@ -41,6 +41,8 @@ struct ValidationRun {
   std::string ac_policy;        // "" = Korthikanti's selective recompute; others are skipped
   bool tuning = false;          // `use: tuning`: a profile parameter was set on this run
   std::string note;             // assumptions made where the paper is silent
+  int ep = 1;                   // expert-parallel size (MoE runs)
+  int etp = 1;                  // expert tensor-parallel size (MoE runs; tables that omit it: see `assumed`)
 };
 
 /// One file of validation/: a source, the hardware the runs used, model shapes and runs.
