@@ -159,6 +159,10 @@ Result<SearchOptions> search_options(const PlanArgs& a, const Problem& p) {
                       std::string("use megatron, deepspeed, fsdp, torchtitan, nemo, ") + kLaunchExportKinds);
   if (auto e = check_space_for_framework(framework_spec(p.job.framework), opt.space); !e.empty())
     return e.front();
+  if (!p.model.moe.enabled() && (!a.ep.empty() || !a.etp.empty()))  // planner/moe_space.h
+    return make_error(kWhere, a.ep.empty() ? "--etp" : "--ep", a.ep.empty() ? a.etp : a.ep,
+                      "needs a mixture-of-experts model; " + p.model.name + " is dense",
+                      "drop --ep/--etp (dense models run with ep=etp=1)");
   return opt;
 }
 
