@@ -100,6 +100,12 @@ int main(int argc, char** argv) {
   SimInput straggler = make_sim_input(*p, cfg, *sched, costs, o);
   straggler.record_spans = false;
   time_runs("engine, straggler (2 replicas)", straggler, repeat, simulate_schedule);
+  // The same step as if every layer were an MoE whose EP group spans both replicas: every F and B
+  // joins its EP peers at the expert all-to-all (simulator/expert_join.cpp).
+  SimInput moe = straggler;
+  for (ChunkTimes& c : moe.chunks) c.ep_forward_ns = c.ep_backward_ns = c.tp_forward_ns / 2 + 1;
+  moe.ep_group_replicas = 2;
+  time_runs("engine, straggler + EP joins", moe, repeat, simulate_schedule);
   in.record_spans = false;
   time_runs("plain sweep twin", in, 1, simulate_reference);
   {

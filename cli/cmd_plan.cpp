@@ -46,6 +46,7 @@ struct PlanArgs {
   bool explain = false, pareto = false, no_progress = false;
   std::string export_kind;  // "", "megatron", "deepspeed"
   std::string html;         // --html FILE: the self-contained report page (cli/html_report.h)
+  std::string ep, etp;      // --ep / --etp lists (MoE models, planner/moe_space.h)
 };
 
 Result<std::vector<int64_t>> parse_ints(const std::string& text, const char* flag, int64_t lo,
@@ -134,6 +135,8 @@ Result<bool> narrow(const PlanArgs& a, SearchSpace& s) {
                       std::to_string(a.max_tp < 0 ? a.max_tp : a.max_pp), "must be >= 1", "e.g. --max-tp 8");
   s.max_tp = a.max_tp;
   s.max_pp = a.max_pp;
+  if (!a.ep.empty()) { auto v = parse_small_ints(a.ep, "--ep", 1, big); if (!v) return v.error(); s.ep = *v; }
+  if (!a.etp.empty()) { auto v = parse_small_ints(a.etp, "--etp", 1, big); if (!v) return v.error(); s.etp = *v; }
   return true;
 }
 
@@ -158,6 +161,10 @@ Result<SearchOptions> search_options(const PlanArgs& a, const Problem& p) {
                       std::string("use megatron, deepspeed, fsdp, torchtitan, nemo, ") + kLaunchExportKinds);
   if (auto e = check_space_for_framework(framework_spec(p.job.framework), opt.space); !e.empty())
     return e.front();
+  if (!p.model.moe.enabled() && (!a.ep.empty() || !a.etp.empty()))  // planner/moe_space.h
+    return make_error(kWhere, a.ep.empty() ? "--etp" : "--ep", a.ep.empty() ? a.etp : a.ep,
+                      "needs a mixture-of-experts model; " + p.model.name + " is dense",
+                      "drop --ep/--etp (dense models run with ep=etp=1)");
   return opt;
 }
 
@@ -310,6 +317,8 @@ void add_narrowing_options(CLI::App* sub, PlanArgs& a) {
   sub->add_flag("--no-dp-overlap", a.overlap_off, "Only plans that do not overlap it");
   sub->add_option("--max-tp", a.max_tp, "Largest tensor-parallel size (default: no limit)");
   sub->add_option("--max-pp", a.max_pp, "Largest pipeline-parallel size (default: no limit)");
+  sub->add_option("--ep", a.ep, "Expert-parallel sizes to try, MoE models (default: divisors of the experts)");
+  sub->add_option("--etp", a.etp, "Expert tensor-parallel sizes to try, MoE models (default: 1 and tp)");
 }
 
 }  // namespace

@@ -68,6 +68,7 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
   sub->add_flag("--no-dp-overlap", o.no_dp_overlap, "Do not overlap DP gradient reduction with backward");
   sub->add_option("--layers-per-stage", o.layers_per_stage, "Layers per pipeline chunk, e.g. 7,9,9,7");
   add_cp_option(sub, o.cp);
+  sub->add_option("--etp", o.etp, "Expert tensor-parallel degree, MoE models (default: --tp, as Megatron-Core)");
 }
 
 void add_output_options(CLI::App* sub, OutputOptions& o) {
@@ -231,6 +232,9 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
   c.sequence_parallel = o.sequence_parallel;
   c.virtual_stages = o.virtual_stages;
   c.dp_overlap = !o.no_dp_overlap;
+  c.ep = o.ep;
+  // Megatron-Core: --expert-tensor-parallel-size defaults to --tensor-model-parallel-size.
+  c.etp = o.etp > 0 ? o.etp : (p.model.moe.enabled() ? c.tp : 1);
   if (auto r = parse_enums(o, c, where); !r) return r.error();
   auto layers = parse_layers(o.layers_per_stage, where);
   if (!layers) return layers.error();
@@ -255,6 +259,8 @@ ConfigOptions config_options_of(const ParallelConfig& cfg) {
   o.schedule = to_string(cfg.schedule);
   o.virtual_stages = cfg.virtual_stages;
   o.no_dp_overlap = !cfg.dp_overlap;
+  o.ep = cfg.ep;
+  o.etp = cfg.etp;
   for (size_t i = 0; i < cfg.layers_per_stage.size(); ++i)
     o.layers_per_stage += (i ? "," : "") + std::to_string(cfg.layers_per_stage[i]);
   return o;
@@ -274,6 +280,7 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
   if (given(a, "--virtual-stages")) base.virtual_stages = co.virtual_stages;
   if (given(a, "--no-dp-overlap")) base.no_dp_overlap = co.no_dp_overlap;
   if (given(a, "--cp")) base.cp = co.cp;
+  if (given(a, "--etp")) base.etp = co.etp;
   const bool reshaped = given(a, "--pp") || given(a, "--virtual-stages");
   if (given(a, "--layers-per-stage")) base.layers_per_stage = co.layers_per_stage;
   else if (reshaped) base.layers_per_stage.clear();  // the old split no longer matches

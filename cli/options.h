@@ -49,6 +49,8 @@ struct ConfigOptions {
   int ep = 1;                           // expert parallel (MoE experts split over ep DP ranks)
   int cp = 1;                           // context parallel (each sequence split over cp ranks)
   CLI::App* app = nullptr;              // set by add_config_options; tells which flags were given
+  int etp = 0;                          // --etp: expert tensor parallel; 0 = Megatron-Core's default,
+                                        // tp for MoE models (1 for dense)
 };
 
 /// --format table|json|yaml (default table) and --output FILE.

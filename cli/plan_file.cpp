@@ -145,6 +145,8 @@ void read_config(JsonReader& r, const ojson& j, const std::string& at, ParallelC
   c.sequence_parallel = r.boolean(j, "sequence_parallel", at + ".sequence_parallel", false);
   c.virtual_stages = static_cast<int>(r.integer_in(j, "virtual_stages", at + ".virtual_stages", 1, 1, kMaxDegree));
   c.dp_overlap = r.boolean(j, "dp_overlap", at + ".dp_overlap", true);
+  c.ep = static_cast<int>(r.integer_in(j, "ep", at + ".ep", 1, 1, kMaxDegree));     // MoE only; absent = 1
+  c.etp = static_cast<int>(r.integer_in(j, "etp", at + ".etp", 1, 1, kMaxDegree));
   if (const ojson* l = r.at(j, "layers_per_stage", at + ".layers_per_stage", false)) {
     if (!l->is_array()) r.fail(at + ".layers_per_stage", "", "must be a list of integers");
     for (size_t i = 0; l->is_array() && i < l->size(); ++i) {

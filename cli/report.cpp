@@ -72,6 +72,10 @@ ojson config_object(const ParallelConfig& c) {
              {"dp_overlap", c.dp_overlap}};
   j["layers_per_stage"] = c.layers_per_stage;  // empty = even split (layers_per_chunk)
   add_config_features(j, c);                   // "cp" when > 1
+  if (c.ep > 1 || c.etp > 1) {  // expert layouts only, so dense outputs stay byte-identical
+    j["ep"] = c.ep;
+    j["etp"] = c.etp;
+  }
   return j;
 }
 
@@ -193,7 +197,8 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
     << " zero=" << c.zero_stage
     << " micro_batch=" << c.micro_batch_size << " micro_batches=" << c.num_micro_batches
     << " recompute=" << to_string(c.recompute) << " sp=" << (c.sequence_parallel ? "on" : "off")
-    << " schedule=" << to_string(c.schedule) << " v=" << c.virtual_stages << "\n";
+    << " schedule=" << to_string(c.schedule) << " v=" << c.virtual_stages
+    << (c.ep > 1 || c.etp > 1 ? " ep=" + std::to_string(c.ep) + " etp=" + std::to_string(c.etp) : "") << "\n";
   return o.str();
 }
 

@@ -81,6 +81,8 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
   run.fp8_recipe = r.text(n, "fp8_recipe", path + ".fp8_recipe", std::string(), "current-scaling, tensorwise or rowwise");
   run.cp_comm = r.text(n, "cp_comm", path + ".cp_comm", std::string(), "p2p, all_gather or a2a");
+  run.ep = static_cast<int>(r.integer(n, "ep", path + ".ep", int64_t{1}, "expert-parallel size"));
+  run.etp = static_cast<int>(r.integer(n, "etp", path + ".etp", int64_t{1}, "expert tensor-parallel size"));
   run.label = r.text(n, "label", path + ".label",
                      run.model + " " + to_string(run.recompute) + (run.sequence_parallel ? "+sp" : ""), "");
   if (r.ok() && run.iteration_s <= 0 && run.tokens_per_s_per_gpu <= 0 && run.tflops_per_gpu <= 0 && run.mfu <= 0)

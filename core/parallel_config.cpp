@@ -4,6 +4,7 @@
 #include "core/checked.h"
 #include "core/job_features.h"
 #include "core/limits.h"
+#include "core/moe_config.h"
 
 #include <algorithm>
 #include <numeric>
@@ -188,6 +189,7 @@ ErrorList validate_config(const Problem& p, const ParallelConfig& c, const std::
   check_tp(p, c, w, e);
   check_pp(p, c, w, e);
   validate_features(p, c, w, e);
+  for (Error& x : validate_moe_config(p, c, w)) e.push_back(std::move(x));  // EP/ETP (core/moe_config.h)
   return e;
 }
 

@@ -46,6 +46,8 @@ struct ValidationRun {
   bool unpad_attention = false;       // model code unpads q/k/v around flash_attn (FrameworkKnobs::unpad_attention)
   std::string fp8_recipe;       // issue 11: "" (the framework's default, delayed), current-scaling, tensorwise, rowwise
   std::string cp_comm;          // issue 11: "" = p2p (Megatron-Core default), all_gather, a2a
+  int ep = 1;                   // expert-parallel size (MoE runs)
+  int etp = 1;                  // expert tensor-parallel size (MoE runs; tables that omit it: see `assumed`)
 };
 
 /// One file of validation/: a source, the hardware the runs used, model shapes and runs.

@@ -12,6 +12,7 @@
 #include "costmodel/fp8.h"
 #include "costmodel/flops.h"
 #include "costmodel/tp_overlap.h"
+#include "costmodel/moe_cost.h"
 
 namespace meshplan {
 
@@ -105,6 +106,7 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
     case Recompute::Selective: c.recompute_s = core.forward_s; break;
     case Recompute::Full: c.recompute_s = c.forward_s; break;
   }
+  add_expert_compute(p, cfg, c);  // MoE: routed experts on the busiest rank (costmodel/moe_cost.h)
   return c;
 }
 

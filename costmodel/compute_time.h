@@ -44,6 +44,7 @@ struct LayerComm {
   double recompute_s = 0;  // full recompute: the forward collectives again
   double collective_s = 0; // one all-reduce-equivalent of the s*b*h activation (2 for SP AG+RS)
   double hidden_s = 0;     // backward collectives (or parts) that run under the dW GEMMs
+  double expert_s = 0;     // MoE: dispatch + combine of one pass (inside forward_s and backward_s)
 };
 
 /// Seconds of compute lost per second of communication hidden under it. NCCL's kernels occupy SMs

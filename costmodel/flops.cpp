@@ -2,6 +2,7 @@
 #include "costmodel/flops.h"
 
 #include "costmodel/attention.h"
+#include "costmodel/moe_cost.h"
 
 namespace meshplan {
 
@@ -17,6 +18,7 @@ LayerFlops layer_forward_flops(const ModelSpec& m, double sequences, double seq)
   out.out_proj = 2.0 * tokens * h * h;
   out.mlp_up = (m.mlp == MlpKind::Gated ? 2.0 : 1.0) * 2.0 * tokens * h * f;
   out.mlp_down = 2.0 * tokens * f * h;
+  if (m.moe.enabled() || m.mla.enabled()) add_moe_and_mla_flops(m, sequences, seq, out);
   return out;
 }
 

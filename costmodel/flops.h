@@ -16,8 +16,11 @@ struct LayerFlops {
   double out_proj = 0;    // 2*T*h*h
   double mlp_up = 0;      // 2*T*h*f, times 2 for gated (gate and up projections)
   double mlp_down = 0;    // 2*T*f*h
+  double expert_up = 0;   // MoE: routed experts' input projections (costmodel/moe_cost.h); 0 dense
+  double expert_down = 0; // MoE: routed experts' output projections
+  double router = 0;      // MoE: 2*T*h*E router GEMM
   double attention_core() const { return scores + values; }
-  double gemms() const { return qkv + out_proj + mlp_up + mlp_down; }
+  double gemms() const { return qkv + out_proj + mlp_up + mlp_down + expert_up + expert_down + router; }
   double total() const { return gemms() + attention_core(); }
 };
 

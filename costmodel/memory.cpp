@@ -6,6 +6,8 @@
 #include "costmodel/activations.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/fp8.h"
+#include "costmodel/moe_cost.h"
+#include "costmodel/moe_layout.h"
 #include "costmodel/pipeline.h"
 
 namespace meshplan {
@@ -22,7 +24,8 @@ StaticBytes static_bytes(double parameters, ParamConvention c, int zero_stage, i
 
 double layer_parameters_per_gpu(const ModelSpec& m, int tp) {
   const double norms = (m.biases ? 4.0 : 2.0) * static_cast<double>(m.hidden_size);
-  return (m.layer_parameters() - norms) / tp + norms;
+  // Routed experts are split by EP x ETP instead (costmodel/moe_layout.h); 0 for dense models.
+  return (m.layer_parameters() - routed_parameters_per_layer(m) - norms) / tp + norms;
 }
 
 double embedding_parameters_per_gpu(const ModelSpec& m, int tp) {
@@ -70,8 +73,7 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
   const double e = activation_element_bytes(p.job.dtype);
   const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
                                                   cfg.num_micro_batches, stage);
-  double bytes = in_flight * stage_layers(m, cfg, stage) *
-                 layer_activation_bytes(m, b, s, t, sp, cfg.recompute, e, p.job.knobs.attention);
+  double bytes = in_flight * stage_layers(m, cfg, stage) * layer_activation_bytes_for(p, cfg);
   bytes += recompute_working_bytes(m, b, s, t, sp, cfg.recompute, e, p.job.knobs.attention);
   if (stage == 0) bytes += in_flight * embedding_activation_bytes(m, b, s, t, sp);
   // The LM head's logits live until that micro-batch's backward: one at a time on the last stage,
@@ -88,10 +90,11 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
 MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int stage) {
   const StaticBytes st = static_bytes(stage_parameters_per_gpu(p.model, cfg, stage), p.job.convention,
                                       cfg.zero_stage, grad_group_size(cfg));
+  const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
   MemoryBreakdown mb;
-  mb.weights_bytes = st.weights + stage_layers(p.model, cfg, stage) * fp8_layer_bytes(p, cfg);
-  mb.gradients_bytes = st.gradients;
-  mb.optimizer_bytes = st.optimizer;
+  mb.weights_bytes = st.weights + stage_layers(p.model, cfg, stage) * fp8_layer_bytes(p, cfg) + ex.weights;
+  mb.gradients_bytes = st.gradients + ex.gradients;
+  mb.optimizer_bytes = st.optimizer + ex.optimizer;
   mb.activations_bytes = stage_activation_bytes(p, cfg, stage);
   mb.other_bytes = p.hardware.other_memory_bytes;
   mb.peak_bytes = mb.weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes +
@@ -121,7 +124,7 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
   k.fp8_layer = fp8_layer_bytes(p, cfg);
   k.embedding_params = embedding_parameters_per_gpu(m, t);
   k.head_params = head_parameters_per_gpu(m, cfg);
-  k.layer_activation = layer_activation_bytes(m, b, s, t, sp, cfg.recompute, e, p.job.knobs.attention);
+  k.layer_activation = layer_activation_bytes_for(p, cfg);
   k.working = recompute_working_bytes(m, b, s, t, sp, cfg.recompute, e, p.job.knobs.attention);
   k.embedding_activation = embedding_activation_bytes(m, b, s, t, sp);
   const double head_in_flight =
@@ -148,9 +151,10 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
     const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
                                                     cfg.num_micro_batches, stage);
     MemoryBreakdown mb;
-    mb.weights_bytes = params * pb.weights / shard_w + layers * k.fp8_layer;
-    mb.gradients_bytes = params * pb.gradients / shard_g;
-    mb.optimizer_bytes = params * pb.optimizer / shard_o;
+    const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
+    mb.weights_bytes = params * pb.weights / shard_w + layers * k.fp8_layer + ex.weights;
+    mb.gradients_bytes = params * pb.gradients / shard_g + ex.gradients;
+    mb.optimizer_bytes = params * pb.optimizer / shard_o + ex.optimizer;
     mb.activations_bytes = in_flight * layers * k.layer_activation + k.working +
                            (first ? in_flight * k.embedding_activation : 0.0) + (last ? k.head_activation : 0.0) +
                            k.zero3_buffers;

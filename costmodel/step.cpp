@@ -10,6 +10,8 @@
 #include "costmodel/grad_compression.h"
 #include "costmodel/flops.h"
 #include "costmodel/memory.h"
+#include "costmodel/moe_cost.h"
+#include "costmodel/moe_layout.h"
 #include "costmodel/pipeline.h"
 #include "costmodel/zero_comm.h"
 
@@ -40,6 +42,7 @@ LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
   LayerCosts lc;
   lc.compute = layer_compute(p, cfg);
   lc.comm = layer_tp_comm(p, cfg, lc.compute);
+  add_expert_comm(p, cfg, lc.comm);  // MoE dispatch/combine all-to-all (costmodel/moe_cost.h)
   lc.ends = ends_compute(p, cfg);
   return lc;
 }
@@ -62,6 +65,8 @@ ChunkCosts chunk_times(const LayerCosts& lc, int layers, bool first, bool last) 
                        (first ? e.embedding_backward_s : 0.0) + (last ? e.head_backward_input_s : 0.0) +
                        k.tp_comm_backward_s;
   k.backward_weight_s = layers * c.backward_weight_s + (last ? e.head_backward_weight_s : 0.0);
+  k.ep_comm_forward_s = layers * m.expert_s;
+  k.ep_comm_backward_s = layers * m.expert_s * (c.recompute_s > 0 && m.recompute_s > 0 ? 2.0 : 1.0);
   return k;
 }
 
@@ -123,7 +128,7 @@ double per_layer_collective_s(const Problem& p, const ParallelConfig& cfg, int s
 }
 }  // namespace
 
-DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st) {
+static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st) {
   DpComm out;
   if (grad_group_size(cfg) <= 1) return out;
   const HardwareProfile& hw = p.hardware;
@@ -170,9 +175,16 @@ DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const Sta
   return out;
 }
 
+DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st) {
+  DpComm out = dense_dp_comm(p, cfg, stage, st);
+  add_expert_grad_sync(p, cfg, stage, st.backward_s, out.total_s, out.exposed_s);  // MoE experts over edp
+  return out;
+}
+
 double optimizer_time_s(const Problem& p, const ParallelConfig& cfg, int stage) {
   const ParamBytes pb = param_bytes(p.job.convention);
-  const double local = stage_parameters_per_gpu(p.model, cfg, stage) / (cfg.zero_stage >= 1 ? grad_group_size(cfg) : 1);
+  const double local = stage_parameters_per_gpu(p.model, cfg, stage) / (cfg.zero_stage >= 1 ? grad_group_size(cfg) : 1) +
+                       stage_expert_static_bytes(p, cfg, stage).optimizer / pb.optimizer;
   // Adam reads the gradient and fp32 master/m/v, writes master/m/v and the 16-bit working weights;
   // the global-norm clipping reads the gradients once more and the next step's buffers are zeroed.
   return memory_bound_time_s(p.hardware, local * (2.0 * pb.optimizer + 3.0 * pb.gradients + pb.weights));
@@ -288,8 +300,7 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
   out.chunks.reserve(chunks);
   for (int c = 0; c < chunks; ++c) {
     ChunkCosts k = chunk_times(lc, chunk_layers(p.model, cfg, c), c == 0, c == chunks - 1);
-    k.activation_bytes = k.layers * layer_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel,
-                                                           cfg.recompute, e, p.job.knobs.attention);
+    k.activation_bytes = k.layers * layer_activation_bytes_for(p, cfg);
     if (k.has_embedding) k.activation_bytes += embedding_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
     if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e);
     const double params = chunk_parameters_per_gpu(p.model, cfg, c);
@@ -302,6 +313,8 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
       k.dp_reduce_s = compressed_reduction(p, cfg, stage, dp_group).total_s * params /
                       stage_parameters_per_gpu(p.model, cfg, stage);
     }
+    k.grad_bytes += expert_chunk_grad_bytes(p, cfg, c);  // MoE: reduced over the expert-data group
+    k.dp_reduce_s += expert_chunk_reduce_s(p, cfg, c);
     k.zero3_gather_s = cfg.zero_stage >= 3 ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
     out.chunks.push_back(k);
   }

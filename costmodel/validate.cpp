@@ -62,6 +62,8 @@ ParallelConfig run_config(const ValidationRun& run) {
   c.dp_overlap = run.dp_overlap;
   c.schedule = run.schedule;
   c.virtual_stages = run.virtual_stages;
+  c.ep = run.ep;
+  c.etp = run.etp;
   return c;
 }
 
@@ -141,6 +143,16 @@ Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun&
   }
   const Problem p = run_problem(set, run, hw);
   const ParallelConfig c = run_config(run);
+  if ((run.ep > 1 || run.etp > 1) && !p.model.moe.enabled()) {
+    // The model's mixture-of-experts keys were not read into experts (a reader without them): the
+    // run cannot be predicted as the MoE it is, so it is reported, not mispredicted as dense.
+    RunPrediction skip;
+    skip.set = set.name;
+    skip.label = run.label;
+    skip.tuning = run.tuning;
+    skip.skipped = "expert parallelism on a model read without experts (its MoE keys were not understood)";
+    return skip;
+  }
   const ErrorList errors = validate_config(p, c, set.file + ": " + run.label);
   if (!errors.empty()) return errors.front();
   RunPrediction out;

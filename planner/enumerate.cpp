@@ -7,6 +7,7 @@
 #include "core/framework.h"
 #include "planner/cp_space.h"
 #include "planner/framework_space.h"
+#include "planner/moe_space.h"
 
 namespace meshplan {
 
@@ -143,6 +144,7 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, i
     if (s.recompute.empty() || std::count(s.recompute.begin(), s.recompute.end(), r))
       d.recomputes.push_back(r);
   restrict_to_framework(framework_spec(p.job.framework), p.model.num_layers, d);
+  restrict_to_moe(p, d);
   if (!s.dp_overlap.empty()) d.dp_overlaps = s.dp_overlap;
   else d.dp_overlaps = d.dp > 1 ? std::vector<int>{1, 0} : std::vector<int>{1};
   return d;
@@ -187,11 +189,16 @@ int64_t count_layout(const LayoutDims& d) {
   return static_cast<int64_t>(d.micro_batches.size()) * count_per_micro_batch(d);
 }
 
+int64_t count_layout_all_experts(const Problem& p, const SearchSpace& s, const LayoutDims& d) {
+  if (d.dp == 0) return 1;
+  return count_layout(d) * static_cast<int64_t>(expert_domain(p, s, d.tp, d.dp, d.cp).size());
+}
+
 int64_t count_space(const Problem& p, const SearchSpace& s) {
   int64_t n = 0;
   for (int tp : tp_domain(p, s))
     for (int cp : cp_domain(p, s))
-      for (int pp : pp_domain(p, s, tp * cp)) n += count_layout(layout_dims(p, s, tp, pp, cp));
+      for (int pp : pp_domain(p, s, tp * cp)) n += count_layout_all_experts(p, s, layout_dims(p, s, tp, pp, cp));
   return n;
 }
 
@@ -213,6 +220,8 @@ ParallelConfig make_candidate(const Problem& p, const LayoutDims& d, int64_t mic
   c.schedule = sc.kind;
   c.virtual_stages = sc.virtual_stages;
   c.dp_overlap = overlap != 0;
+  c.ep = d.ep;
+  c.etp = d.etp;
   return c;
 }
 
@@ -221,7 +230,7 @@ void for_each_config(const Problem& p, const SearchSpace& s,
   for (int tp : tp_domain(p, s)) {
     for (int cp : cp_domain(p, s)) {
     for (int pp : pp_domain(p, s, tp * cp)) {
-      const LayoutDims d = layout_dims(p, s, tp, pp, cp);
+      LayoutDims d = layout_dims(p, s, tp, pp, cp);
       if (d.dp == 0) {
         ParallelConfig c;
         c.tp = tp;
@@ -231,6 +240,9 @@ void for_each_config(const Problem& p, const SearchSpace& s,
         visit(c, Reason::GpusDivisible, 1);
         continue;
       }
+      for (const ExpertChoice& ec : expert_domain(p, s, tp, d.dp, cp)) {
+      d.ep = ec.ep;
+      d.etp = ec.etp;
       for (int64_t mb : d.micro_batches)
         for (const ScheduleChoice& sc : d.schedules)
           for (int z : d.zeros)
@@ -240,6 +252,7 @@ void for_each_config(const Problem& p, const SearchSpace& s,
                   ParallelConfig c = make_candidate(p, d, mb, sc, z, sp, rc, ov);
                   visit(c, classify_config(p, c), 1);
                 }
+      }
     }
     }
   }

@@ -26,6 +26,8 @@ struct SearchSpace {
   int max_tp = 0;                       // --max-tp (0 = no limit)
   int max_pp = 0;                       // --max-pp (0 = no limit)
   std::vector<int> cp;                  // --cp (context parallel); empty = planner/cp_space.h
+  std::vector<int> ep;                  // --ep (MoE models; planner/moe_space.h)
+  std::vector<int> etp;                 // --etp
 };
 
 /// Why a candidate was rejected. Each rejected configuration is counted once, under the first rule
@@ -80,6 +82,7 @@ struct LayoutDims {
   std::vector<Recompute> recomputes;     // full, selective, none (those allowed)
   std::vector<int> dp_overlaps;          // 1/0
   int cp = 1;                            // context-parallel degree of this layout
+  int ep = 1, etp = 1;                   // expert layout (planner/moe_space.h); 1, 1 for dense models
 };
 
 /// TP values to try: the --tp list, else the divisors of the GPU count; capped by --max-tp; only
@@ -100,8 +103,11 @@ Reason classify_config(const Problem& p, const ParallelConfig& cfg);
 /// Configurations under one layout with a given micro-batch (number of (schedule, zero, sp,
 /// recompute, overlap) combinations).
 int64_t count_per_micro_batch(const LayoutDims& d);
-/// All configurations under one layout (1 when dp is undefined: the layout itself is the candidate).
+/// All configurations under one layout (1 when dp is undefined: the layout itself is the candidate),
+/// for one expert choice (d.ep, d.etp).
 int64_t count_layout(const LayoutDims& d);
+/// count_layout over all of the layout's expert choices (planner/moe_space.h).
+int64_t count_layout_all_experts(const Problem& p, const SearchSpace& s, const LayoutDims& d);
 /// Size of the whole space (what a naive enumeration visits).
 int64_t count_space(const Problem& p, const SearchSpace& s);
 

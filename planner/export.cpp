@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/framework.h"
+#include "planner/moe_export.h"
 
 namespace meshplan {
 
@@ -120,6 +121,10 @@ void model_args(const Problem& p, ArgList& a) {
   a.note("vocabulary " + str(m.vocab_size) + ": set by your tokenizer arguments");
 }
 
+void moe_args(const Problem& p, const ParallelConfig& c, ArgList& a) {  // planner/moe_export.h
+  for (const auto& [flag, value] : megatron_moe_flags(p, c)) a.arg(flag, value);
+}
+
 std::string boolean(bool b) { return b ? "true" : "false"; }
 
 }  // namespace
@@ -141,6 +146,7 @@ std::string megatron_args(const Problem& p, const ParallelConfig& c) {
   memory_args(c, a);
   precision_args(p, a);
   model_args(p, a);
+  moe_args(p, c, a);
   std::ostringstream out;
   out << "# Megatron-LM arguments from meshplan plan: " << p.model.name << " on " << p.job.gpus
       << " x " << p.hardware.name << " (tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp

@@ -9,6 +9,7 @@
 
 #include "core/framework.h"
 #include "planner/export.h"
+#include "planner/moe_export.h"
 
 namespace meshplan {
 
@@ -73,7 +74,8 @@ std::string torchtitan_toml(const Problem& p, const ParallelConfig& c, bool fsdp
   if (shard) o << "fsdp_reshard_after_forward = \"" << (c.zero_stage == 3 ? "always" : "never") << "\"\n";
   o << "tensor_parallel_degree = " << c.tp << "\n"
     << "pipeline_parallel_degree = " << c.pp << "\n"
-    << "context_parallel_degree = 1\n";
+    << "context_parallel_degree = 1\n"
+    << torchtitan_moe_keys(p, c);
   if (c.pp > 1) {
     const int64_t chunk = p.model.num_layers / (static_cast<int64_t>(c.pp) * c.virtual_stages);
     o << "pipeline_parallel_schedule = \"" << torchtitan_schedule(c) << "\"\n"
@@ -124,7 +126,8 @@ std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
     << "  bias: " << boolean(m.biases) << "\n"
     << "  activation: " << (m.mlp == MlpKind::Gated ? "fast-swiglu" : "gelu") << "\n"
     << "  share_embeddings_and_output_weights: " << boolean(m.tie_word_embeddings) << "\n"
-    << "  megatron_amp_O2: true\n";
+    << "  megatron_amp_O2: true\n"
+    << nemo_moe_keys(p, c);
   if (c.recompute == Recompute::None) {
     o << "  activations_checkpoint_granularity: null\n";
   } else if (c.recompute == Recompute::Selective) {
@@ -161,6 +164,7 @@ Result<ExportText> export_for_framework(const std::string& kind, const Problem& 
     if (!text) return text.error();
     out.text = text.value();
   } else if (kind == "deepspeed") {
+    if (auto r = check_deepspeed_moe(p, c); !r) return r.error();
     out.text = deepspeed_config_json(p, c);
     if (static_cast<int64_t>(c.tp) * c.pp > 1)
       out.note = "deepspeed: tp*pp = " + str(static_cast<int64_t>(c.tp) * c.pp) +
@@ -168,6 +172,8 @@ Result<ExportText> export_for_framework(const std::string& kind, const Problem& 
                  "Megatron-DeepSpeed) or a PipelineModule with partition_method='uniform'; without it "
                  "DeepSpeed takes DP = world size and its batch check fails (train_batch_size " +
                  str(p.job.global_batch) + " needs DP = " + str(c.dp) + ")";
+    const std::string moe = deepspeed_moe_note(p, c);
+    if (!moe.empty()) out.note += (out.note.empty() ? "" : "; ") + moe;
   } else if (kind == "fsdp" || kind == "torchtitan") {
     out.text = torchtitan_toml(p, c, kind == "fsdp");
   } else {

@@ -55,6 +55,16 @@ struct Table {
 
 std::string percent(double f) { return fmt("%.1f%%", 100.0 * f); }
 
+// MoE models: "ep" and "etp" columns after "dp" (row 0 is the header, row i+1 candidate i).
+void add_expert_columns(const SearchResult& r, std::vector<std::vector<std::string>>& rows, std::vector<bool>& left) {
+  const size_t at = 4;
+  rows[0].insert(rows[0].begin() + at, {"ep", "etp"});
+  for (size_t i = 0; i < r.top.size(); ++i)
+    rows[i + 1].insert(rows[i + 1].begin() + at,
+                       {std::to_string(r.top[i].config.ep), std::to_string(r.top[i].config.etp)});
+  left.insert(left.begin() + at, {false, false});
+}
+
 std::string header(const Problem& p, const SearchOptions& opt, const SearchResult& r) {
   std::ostringstream o;
   const ParamBytes pb = param_bytes(p.job.convention);
@@ -99,6 +109,7 @@ std::string ranked_table(const Problem& p, const SearchOptions& opt, const Searc
                       percent(e.throughput.mfu), to_string(e.bottleneck)});
     if (cost) t.rows.back().push_back(fmt("%.4f", objective_value(p, opt.objective, opt.dollars_per_gpu_hour, e)));
   }
+  if (p.model.moe.enabled()) add_expert_columns(r, t.rows, t.left);  // ep, etp after dp
   return t.render();
 }
 
@@ -132,6 +143,7 @@ std::string describe_config(const ParallelConfig& c) {
   o << "tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp;
   if (c.cp > 1) o << " cp=" << c.cp;
   o << " zero=" << c.zero_stage << " mb=" << c.micro_batch_size << " M=" << c.num_micro_batches;
+  if (c.ep > 1 || c.etp > 1) o << " ep=" << c.ep << " etp=" << c.etp;
   if (c.pp > 1) o << " " << schedule_text(c);
   o << " recompute=" << to_string(c.recompute) << " sp=" << (c.sequence_parallel ? "on" : "off")
     << " overlap=" << (c.dp_overlap ? "on" : "off");

@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "planner/cp_space.h"
+#include "planner/moe_space.h"
 #include "planner/pareto.h"
 
 namespace meshplan {
@@ -181,11 +182,16 @@ SearchResult search(const Problem& p, const SearchOptions& opt) {
   for (int tp : tp_domain(p, opt.space)) {
     for (int cp : cps) {
       for (int pp : pp_domain(p, opt.space, tp * cp)) {
-        const LayoutDims d = layout_dims(p, opt.space, tp, pp, cp);
-        const int64_t n = count_layout(d);
+        LayoutDims d = layout_dims(p, opt.space, tp, pp, cp);
+        const int64_t n = count_layout_all_experts(p, opt.space, d);
         const Reason r = d.dp == 0 ? Reason::GpusDivisible : check_layout(p, tp, pp, cp);
         if (r != Reason::None) c.result.rejected.add(r, n);
-        else LayoutSearch(p, d, c).run();
+        else
+          for (const ExpertChoice& ec : expert_domain(p, opt.space, tp, d.dp, cp)) {  // {1, 1} for dense models
+            d.ep = ec.ep;
+            d.etp = ec.etp;
+            LayoutSearch(p, d, c).run();
+          }
         done += n;
         if (opt.progress) opt.progress(done, c.result.space);
       }

@@ -42,6 +42,21 @@ Blocked describe(const Program& p, const World& w, int lane) {
               " from " + lane_name(p, b.waits_for);
     return b;
   }
+  if (s.blocked_join >= 0) {  // MoE: an EP-group member never reached this all-to-all
+    const Op& op = ops[s.pc];
+    b.at = op_label(op, op.micro_batch, op.chunk);
+    const int first = (rep / p.ep_group) * p.ep_group;
+    for (int q = first; q < first + p.ep_group; ++q) {
+      const LaneState& o = w.lanes[q * p.pp + rank];
+      if (q != rep && o.joined_pc != s.pc) {
+        b.waits_for = q * p.pp + rank;
+        break;
+      }
+    }
+    b.needs = "the expert all-to-all of its EP group, not reached by " +
+              (b.waits_for >= 0 ? lane_name(p, b.waits_for) : std::string("?"));
+    return b;
+  }
   assert(s.blocked_coll >= 0 && "a stuck lane is blocked on a message or a collective");
   b.at = s.pc < static_cast<int>(ops.size()) ? op_label(ops[s.pc], ops[s.pc].micro_batch, ops[s.pc].chunk)
                                              : std::string("end of step");

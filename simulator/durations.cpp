@@ -10,6 +10,18 @@
 
 namespace meshplan {
 
+int ep_group_replicas(const ParallelConfig& cfg, int replicas) {
+  // Expert ranks are numbered etp-ep-edp over the tp*cp*dp ranks of a stage (Megatron-Core parallel
+  // folding), so an EP group of ep*etp ranks covers ep*etp/(tp*cp) DP replicas; of the simulated
+  // replicas, those that fall in one group join (the largest divisor of `replicas` not above it).
+  const int64_t per_replica = static_cast<int64_t>(cfg.tp) * std::max(1, cfg.cp);
+  const int64_t span = std::max<int64_t>(1, static_cast<int64_t>(cfg.ep) * cfg.etp / per_replica);
+  int g = 1;
+  for (int d = 1; d <= replicas; ++d)
+    if (replicas % d == 0 && d <= span) g = d;
+  return g;
+}
+
 int replicas_needed(const ParallelConfig& cfg, const SimOptions& o) {
   const bool asymmetric = !o.slow_ranks.empty() || !o.slow_links.empty();
   return asymmetric && cfg.dp > 1 ? 2 : 1;
@@ -61,6 +73,8 @@ ChunkTimes chunk_times(const ChunkCosts& c, const ParallelConfig& cfg, bool spli
   // As the cost model: the recomputed forward of full recompute gathers the weights once more.
   t.backward_gather_passes = cfg.recompute == Recompute::Full ? 2 : 1;
   t.activation_bytes = c.activation_bytes;
+  t.ep_forward_ns = ideal ? 0 : seconds_to_ns(c.ep_comm_forward_s);
+  t.ep_backward_ns = ideal ? 0 : seconds_to_ns(c.ep_comm_backward_s);
   return t;
 }
 
@@ -92,6 +106,7 @@ SimInput make_sim_input(const Problem& p, const ParallelConfig& cfg, const Sched
   for (const auto& [r, f] : o.slow_ranks) in.compute_factor[r] *= f;
   for (const auto& [r, f] : o.slow_links) in.link_factor[r] *= f;
   in.overlap_slowdown = kOverlapComputeSlowdown;
+  in.ep_group_replicas = ep_group_replicas(cfg, in.replicas);
   in.record_spans = o.record_spans;
   return in;
 }

@@ -21,6 +21,9 @@ struct SimOptions {
 /// Replicas to simulate: 1 when every DP replica behaves alike, 2 (the slowed one and one standing
 /// for the dp-1 normal ones) when a slow rank or link breaks the symmetry and dp > 1.
 int replicas_needed(const ParallelConfig& cfg, const SimOptions& o);
+/// MoE: how many of the `replicas` simulated DP replicas share one expert-parallel group (their
+/// lanes of a rank join at every expert all-to-all); 1 for dense models or EP inside one replica.
+int ep_group_replicas(const ParallelConfig& cfg, int replicas);
 
 /// Checks the what-ifs (rank in range, factor > 0). Errors name --slow-rank / --slow-link.
 Result<bool> check_sim_options(const ParallelConfig& cfg, const SimOptions& o);

@@ -32,6 +32,13 @@ World::World(const Program& prog, bool record_spans) : p(prog), spans_(record_sp
     }
     next_gathered[l] = std::move(next);
   }
+  if (p.ep_group > 1) {
+    ep_joins.resize(static_cast<size_t>(p.lanes / p.ep_group));
+    for (int l = 0; l < p.lanes; ++l) {
+      auto& js = ep_joins[static_cast<size_t>((p.replica_of(l) / p.ep_group) * p.pp + p.rank_of(l))];
+      js.resize(std::max(js.size(), p.ops[l].size()));
+    }
+  }
   res.pp = p.pp;
   res.virtual_stages = p.v;
   res.replicas = p.replicas;
@@ -117,6 +124,10 @@ void World::reduce_bucket(int lane, const Op& op, int bucket, Nanoseconds ready,
 }
 
 Step World::compute(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& wake) {
+  if (p.joins_experts(op)) {  // MoE: the whole EP group reaches the all-to-all first
+    const Step j = expert_join(lane, now, wake);
+    if (j.kind != Step::Continue) return j;
+  }
   if (op.pieces > 1) return compute_piece(lane, op, now, wake);
   LaneState& s = lanes[lane];
   begin_op(s, op, now);

@@ -22,6 +22,12 @@ struct Wake {
   int32_t lane = 0;
 };
 
+/// The expert all-to-all of one op of one rank in one EP group: how many members reached it, when.
+struct ExpertJoin {
+  int arrived = 0;
+  Nanoseconds ready_ns = 0;  // the latest arrival: when the all-to-all can run
+};
+
 /// One DP-group collective of one rank (bucket reduction or ZeRO gather), joined across replicas.
 struct Collective {
   int arrived = 0;          // replicas that issued it
@@ -45,6 +51,8 @@ struct LaneState {
   int32_t piece_coll = -1;        // gather the current piece waits for
   int32_t prefetch_coll = -1;     // gather already issued for the next gathered op's first piece
   int32_t after_coll = -1;        // ZeRO-1/2 gather after the optimizer
+  int32_t blocked_join = -1;      // MoE: waiting at this op for its expert-parallel group
+  int32_t joined_pc = -1;         // MoE: has arrived at the expert join of this op
   bool done = false;
   std::vector<Nanoseconds> grad_start_ns, grad_dur_ns;  // per local chunk: last gradient-producing op
   double live_bytes = 0;
@@ -72,6 +80,7 @@ class World {
   std::vector<Nanoseconds> dp_free_ns;              // per rank: the shared DP-group stream
   std::vector<std::vector<std::pair<Nanoseconds, Nanoseconds>>> dp_busy;  // per rank, in order
   std::vector<std::vector<int>> next_gathered;      // per lane, per op: next op with pieces > 1 (or -1)
+  std::vector<std::vector<ExpertJoin>> ep_joins;    // per (EP group, rank), per op (MoE only)
   int done_lanes = 0;
   SimResult res;
 
@@ -82,6 +91,7 @@ class World {
   Step receive(int lane, const Op& op, Nanoseconds now);
   Step reduce(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& wake);
   Step optimizer(int lane, const Op& op, Nanoseconds now);
+  Step expert_join(int lane, Nanoseconds now, std::vector<Wake>& wake);
   Step wait_for_coll(int lane, int32_t k, Nanoseconds now, Nanoseconds& wait_ns);
   int32_t issue(int lane, Nanoseconds at, Nanoseconds dur, ActionKind kind, int chunk, int mb,
                 std::vector<Wake>& wake);

@@ -97,6 +97,11 @@ Program compile_program(const SimInput& in) {
     p.reduce_mb_ns.push_back(ct.reduce_per_micro_batch_ns);
   }
   p.overlap_slowdown = in.overlap_slowdown;
+  p.ep_group = in.ep_group_replicas > 1 && in.replicas % in.ep_group_replicas == 0 ? in.ep_group_replicas : 1;
+  for (const ChunkTimes& ct : in.chunks) {
+    p.ep_joins.push_back(ct.ep_forward_ns > 0 ? 1 : 0);
+    p.ep_joins.push_back(ct.ep_backward_ns > 0 ? 1 : 0);
+  }
   p.after_gather_ns.assign(p.pp, 0);
   for (int r = 0; r < p.pp && r < static_cast<int>(in.after_gather_ns.size()); ++r)
     p.after_gather_ns[r] = in.after_gather_ns[r];

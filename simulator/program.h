@@ -45,6 +45,13 @@ struct Program {
   Nanoseconds reduce_ns(const Op& op) const { return op.releases ? reduce_mb_ns[op.model_chunk] : 0; }
   std::vector<Nanoseconds> after_gather_ns;   // per rank
   double overlap_slowdown = 0;
+  int ep_group = 1;                           // replicas per expert-parallel group (1 = no joins)
+  std::vector<char> ep_joins;                 // per model chunk x {F, B}: its op joins the EP group
+  /// The op is an expert all-to-all every member of its EP group must reach (simulator/expert_join.h).
+  bool joins_experts(const Op& op) const {
+    if (ep_group <= 1 || (op.kind != ActionKind::Forward && op.kind != ActionKind::Backward)) return false;
+    return ep_joins[op.model_chunk * 2 + (op.kind == ActionKind::Backward ? 1 : 0)] != 0;
+  }
   int rank_of(int lane) const { return lane % pp; }
   int replica_of(int lane) const { return lane / pp; }
 };

@@ -24,7 +24,7 @@ Result<SimResult> simulate_reference(const SimInput& in, const std::string& file
     progress = false;
     for (int l = 0; l < p.lanes; ++l) {
       LaneState& s = w.lanes[l];
-      while (!s.done && s.blocked_slot < 0 && s.blocked_coll < 0) {
+      while (!s.done && s.blocked_slot < 0 && s.blocked_coll < 0 && s.blocked_join < 0) {
         const bool at_end = s.pc == static_cast<int>(p.ops[l].size());
         const Step st = at_end ? w.finish_lane(l, resume[l], wake) : w.step(l, resume[l], wake);
         ++steps;

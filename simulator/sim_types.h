@@ -27,6 +27,8 @@ struct ChunkTimes {
   int backward_gather_passes = 1;  // ZeRO-3 gathers per layer in B (2 with full recompute)
   int layers = 1;                  // gradient buckets and ZeRO-3 gathers are per layer
   double activation_bytes = 0;     // stashed per micro-batch from F until its last backward piece
+  Nanoseconds ep_forward_ns = 0;   // MoE: expert all-to-all inside tp_forward_ns (joins the EP group)
+  Nanoseconds ep_backward_ns = 0;  // MoE: expert all-to-all inside tp_backward_ns
 };
 
 /// Everything one simulation needs. A lane is one simulated GPU: lane = replica * pp + rank.
@@ -45,6 +47,9 @@ struct SimInput {
                                            // kOverlapComputeSlowdown). Counts collectives already
                                            // scheduled when the op (or ZeRO-3 piece) starts.
   bool record_spans = true;
+  int ep_group_replicas = 1;               // MoE: consecutive replicas whose lanes of one rank form an
+                                           // expert-parallel group; every F/B with expert all-to-all
+                                           // waits until all of them reach it (simulator/expert_join.h)
 };
 
 /// One busy interval of one stream of one lane.

@@ -1,0 +1,50 @@
+// Megatron-Core's EP/ETP layout rules (core/moe_config.h) with named reasons.
+#include "core/moe_config.h"
+
+namespace meshplan {
+
+static std::string str(int64_t v) { return std::to_string(v); }
+
+int expert_data_parallel(const ParallelConfig& c) {
+  const int64_t folded = static_cast<int64_t>(c.tp) * c.cp * c.dp;
+  const int64_t group = static_cast<int64_t>(c.ep) * c.etp;
+  if (group < 1 || folded % group != 0) return 0;
+  return static_cast<int>(folded / group);
+}
+
+ErrorList validate_moe_config(const Problem& p, const ParallelConfig& c, const std::string& w) {
+  ErrorList e;
+  const MoeSpec& moe = p.model.moe;
+  if (c.ep < 1 || c.etp < 1) {
+    e.push_back(make_error(w, c.ep < 1 ? "--ep" : "--etp", str(c.ep < 1 ? c.ep : c.etp), "must be >= 1", "e.g. --ep 8"));
+    return e;
+  }
+  if (!moe.enabled()) {
+    if (c.ep > 1 || c.etp > 1)
+      e.push_back(make_error(w, c.ep > 1 ? "--ep" : "--etp", str(c.ep > 1 ? c.ep : c.etp),
+                             "needs a mixture-of-experts model; " + p.model.name + " is dense",
+                             "drop --ep/--etp (dense models run with ep=etp=1)"));
+    return e;
+  }
+  if (moe.num_experts % c.ep != 0)
+    e.push_back(make_error(w, "--ep", str(c.ep), "must divide num_experts=" + str(moe.num_experts),
+                           "every EP rank holds num_experts/ep whole experts"));
+  if (expert_data_parallel(c) == 0)
+    e.push_back(make_error(w, "--ep", str(c.ep),
+                           "ep*etp=" + str(static_cast<int64_t>(c.ep) * c.etp) + " must divide tp*cp*dp=" +
+                               str(static_cast<int64_t>(c.tp) * c.cp * c.dp),
+                           "the expert layers re-fold the tp*cp*dp ranks of a stage as etp*ep*edp"));
+  const int gpn = p.hardware.gpus_per_node;
+  if ((c.etp > gpn || gpn % c.etp != 0) && !p.job.allow_tp_across_nodes)
+    e.push_back(make_error(w, "--etp", str(c.etp), "does not fit inside a node of " + str(gpn) + " GPUs",
+                           "use an etp that divides the node, or pass --allow-tp-across-nodes"));
+  if (c.tp > 1 && !c.sequence_parallel)
+    e.push_back(make_error(w, "--sequence-parallel", "false", "Megatron-Core needs it for MoE models with tp > 1",
+                           "add --sequence-parallel"));
+  if (c.zero_stage >= 3)
+    e.push_back(make_error(w, "--zero", str(c.zero_stage), "ZeRO-3 with experts is not modelled",
+                           "use --zero 1 (Megatron-Core distributed optimizer) or 2"));
+  return e;
+}
+
+}  // namespace meshplan

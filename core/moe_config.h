@@ -1,0 +1,29 @@
+// Layout rules for expert parallelism (EP) and expert tensor parallelism (ETP), after Megatron-Core.
+#pragma once
+#include <string>
+
+#include "core/error.h"
+#include "core/parallel_config.h"
+
+namespace meshplan {
+
+/// Expert-data-parallel degree of the expert layers: Megatron-Core "MoE parallel folding" re-folds
+/// the non-pipeline ranks tp*cp*dp of a pipeline stage as etp*ep*edp (expert layers) while the
+/// attention part keeps tp*cp*dp. 0 when ep*etp does not divide tp*cp*dp (an invalid layout).
+int expert_data_parallel(const ParallelConfig& cfg);
+
+/// Every reason the ep/etp part of `cfg` cannot run `p` (empty = valid):
+///  - ep or etp > 1 on a dense model (megatron/training/arguments.py: "num_experts must be non
+///    None to use expert model parallelism");
+///  - num_experts % ep != 0 (arguments.py: num_moe_experts % expert_model_parallel_size == 0);
+///  - ep*etp not dividing tp*cp*dp (the expert group must tile the folded world);
+///  - etp groups (etp consecutive ranks) straddling nodes, as TP, without --allow-tp-across-nodes;
+///  - an MoE model with tp > 1 but no sequence parallelism (transformer_config.py: "When using
+///    expert parallelism and tensor parallelism, sequence parallelism must be used"; arguments.py
+///    asserts it for every MoE model with tp > 1);
+///  - ZeRO-3 with experts: meshplan models expert weights replicated within their EP x ETP shard
+///    (Megatron-Core's distributed optimizer, i.e. ZeRO-1/2); a fully sharded expert layout is not
+///    modelled, so it is refused rather than mis-costed.
+ErrorList validate_moe_config(const Problem& p, const ParallelConfig& cfg, const std::string& where);
+
+}  // namespace meshplan

@@ -1,0 +1,175 @@
+// MoE and MLA costs of the mean layer (costmodel/moe_cost.h).
+#include "costmodel/moe_cost.h"
+
+#include <algorithm>
+
+#include "core/moe_config.h"
+#include "costmodel/activations.h"
+#include "costmodel/collectives.h"
+#include "costmodel/moe_layout.h"
+
+namespace meshplan {
+
+namespace {
+double gated_mats(const ModelSpec& m) { return m.mlp == MlpKind::Gated ? 2.0 : 1.0; }  // up (+ gate)
+double stash_factor(const ModelSpec& m) { return m.mlp == MlpKind::Gated ? 3.0 : 2.0; }
+double d(int64_t v) { return static_cast<double>(v); }
+}  // namespace
+
+void add_moe_and_mla_flops(const ModelSpec& m, double sequences, double seq, LayerFlops& f) {
+  const double T = sequences * seq;
+  const double h = d(m.hidden_size);
+  if (m.mla.enabled()) {
+    const double a = d(m.num_heads);
+    const double qk = d(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim);
+    const double v = d(m.mla.v_head_dim);
+    f.out_proj = 2.0 * T * a * v * h;
+    f.qkv = 2.0 * T * std::max(0.0, m.attention_parameters() - a * v * h);  // low-rank Q, KV factors
+    f.scores = 2.0 * sequences * seq * seq * a * qk;
+    f.values = 2.0 * sequences * seq * seq * a * v;
+  }
+  if (!m.moe.enabled()) return;
+  const MoeSpec& e = m.moe;
+  const double r = moe_layer_fraction(m);
+  const double shared_f = d(e.num_shared_experts) * d(e.shared_expert_intermediate_size);
+  const double k = d(e.experts_per_token);
+  const double fe = d(e.expert_intermediate_size);
+  f.mlp_up = (1.0 - r) * f.mlp_up + r * gated_mats(m) * 2.0 * T * h * shared_f;
+  f.mlp_down = (1.0 - r) * f.mlp_down + r * 2.0 * T * shared_f * h;
+  f.expert_up = r * k * gated_mats(m) * 2.0 * T * h * fe;
+  f.expert_down = r * k * 2.0 * T * fe * h;
+  f.router = r * 2.0 * T * h * d(e.num_experts);
+}
+
+double moe_local_tokens(const Problem& p, const ParallelConfig& cfg) {
+  return d(cfg.micro_batch_size) * d(p.job.seq_len) / (static_cast<double>(cfg.tp) * std::max(1, cfg.cp));
+}
+
+double moe_load_factor(const Job& job) {
+  const double imbalance = std::max(1.0, job.moe_imbalance);
+  return job.moe_capacity_factor > 0.0 ? std::min(imbalance, std::max(1.0, job.moe_capacity_factor)) : imbalance;
+}
+
+void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerCompute& c) {
+  const ModelSpec& m = p.model;
+  if (!m.moe.enabled()) return;
+  const HardwareProfile& hw = p.hardware;
+  const double peak = job_peak_flops(p);
+  const double r = moe_layer_fraction(m);
+  const double E = d(m.moe.num_experts), k = d(m.moe.experts_per_token);
+  const double h = d(m.hidden_size), fe = d(m.moe.expert_intermediate_size) / cfg.etp;
+  const double T = moe_local_tokens(p, cfg);
+  const double load = moe_load_factor(p.job);
+  const double local_experts = E / cfg.ep;
+  const double tokens_per_expert = load * k * T * cfg.ep * cfg.etp / E;
+  // TE's grouped GEMM runs the local experts' GEMMs in one kernel; each member keeps the efficiency
+  // of its own (tokens_per_expert x h x f_e/etp) shape.
+  const double expert_gemms = local_experts * (gemm_time_s(hw, peak, gated_mats(m) * 2.0 * tokens_per_expert * h * fe) +
+                                               gemm_time_s(hw, peak, 2.0 * tokens_per_expert * fe * h));
+  const double router = gemm_time_s(hw, peak, 2.0 * T * h * E);
+  // Permute + unpermute read and write k*T*h 16-bit values each; the activation function reads the
+  // gate/up outputs and writes its output (6 bytes per intermediate element gated, 4 plain).
+  const double routed = load * k * T;
+  const double ew = memory_bound_time_s(hw, 8.0 * routed * h * cfg.etp + (stash_factor(m) * 2.0) * routed * fe);
+  const double fwd = r * (expert_gemms + router + ew);
+  c.forward_s += fwd;
+  c.dx_gemm_s += r * (expert_gemms + router);
+  c.backward_input_s += r * (expert_gemms + router + 2.0 * ew);
+  c.backward_weight_s += r * (expert_gemms + router);
+  if (cfg.recompute == Recompute::Full) c.recompute_s += fwd;
+}
+
+double alltoall_s(const HardwareProfile& hw, int n, int stride, double bytes) {
+  if (n <= 1 || bytes <= 0.0) return 0.0;
+  const int D = std::max(1, hw.nvlink_domain());
+  stride = std::max(1, stride);
+  const int per_domain = stride >= D ? 1 : std::min(n, D / stride);
+  const double share = bytes / n;
+  const double in_peers = per_domain - 1, out_peers = n - per_domain;
+  const double intra = in_peers * share / (hw.intra_node.bandwidth_bytes_per_s * hw.intra_node.efficiency);
+  const double inter = out_peers > 0 ? out_peers * share / (hw.inter_node.bandwidth_bytes_per_s * hw.inter_node.efficiency)
+                                     : 0.0;
+  return std::max(intra, inter) + (in_peers > 0 ? hw.intra_node.latency_s : 0.0) +
+         (out_peers > 0 ? hw.inter_node.latency_s : 0.0);
+}
+
+void add_expert_comm(const Problem& p, const ParallelConfig& cfg, LayerComm& comm) {
+  const ModelSpec& m = p.model;
+  if (!m.moe.enabled() || (cfg.ep <= 1 && cfg.etp <= 1)) return;
+  const HardwareProfile& hw = p.hardware;
+  const double r = moe_layer_fraction(m);
+  const double bytes = moe_load_factor(p.job) * d(m.moe.experts_per_token) * moe_local_tokens(p, cfg) *
+                       d(m.hidden_size) * activation_element_bytes(p.job.dtype);
+  const double a2a = alltoall_s(hw, cfg.ep, cfg.etp, bytes);
+  const GroupPlacement etp = place_group(hw, cfg.etp, 1);
+  const double gather = all_gather_s(hw, etp, bytes * cfg.etp), scatter = reduce_scatter_s(hw, etp, bytes * cfg.etp);
+  const double pass = r * (2.0 * a2a + gather + scatter);  // dispatch + combine
+  comm.forward_s += pass;
+  comm.backward_s += pass;
+  comm.collective_s += r * a2a;
+  comm.expert_s += pass;
+  if (cfg.recompute == Recompute::Full) comm.recompute_s += pass;
+}
+
+double layer_activation_bytes_for(const Problem& p, const ParallelConfig& cfg) {
+  const ModelSpec& m = p.model;
+  const double b = d(cfg.micro_batch_size), s = d(p.job.seq_len);
+  const double e = activation_element_bytes(p.job.dtype);
+  const double base = layer_activation_bytes(m, b, s, cfg.tp, cfg.sequence_parallel, cfg.recompute, e,
+                                             p.job.knobs.attention);
+  if (!m.moe.enabled() || cfg.recompute == Recompute::Full) return base;
+  const MoeSpec& x = m.moe;
+  const double T = moe_local_tokens(p, cfg);
+  const double h = d(m.hidden_size);
+  const double routed = moe_load_factor(p.job) * d(x.experts_per_token) * T;
+  const double moe_mlp = routed * e * (h * cfg.etp + stash_factor(m) * d(x.expert_intermediate_size)) +
+                         8.0 * T * d(x.num_experts) +
+                         T * e * stash_factor(m) * d(x.num_shared_experts) * d(x.shared_expert_intermediate_size);
+  const double dense_mlp = e * s * b * d(m.intermediate_size) * stash_factor(m) / cfg.tp;
+  return base + moe_layer_fraction(m) * (moe_mlp - dense_mlp);
+}
+
+namespace {
+struct ExpertSync {
+  double reduce_s = 0;  // per step (ZeRO-2: all micro-batches)
+  double after_s = 0;   // all-gather of updated weights after the optimizer (ZeRO >= 1)
+};
+
+ExpertSync expert_sync(const Problem& p, const ParallelConfig& cfg, double params) {
+  ExpertSync out;
+  const int edp = expert_data_parallel(cfg);
+  if (edp <= 1 || params <= 0.0) return out;
+  const HardwareProfile& hw = p.hardware;
+  const GroupPlacement g = place_group(hw, edp, cfg.ep * cfg.etp);
+  const ParamBytes pb = param_bytes(p.job.convention);
+  const double grads = params * pb.gradients;
+  if (cfg.zero_stage == 0) out.reduce_s = all_reduce_s(hw, g, grads);
+  else if (cfg.zero_stage == 1) out.reduce_s = reduce_scatter_s(hw, g, grads);
+  else out.reduce_s = d(cfg.num_micro_batches) * reduce_scatter_s(hw, g, grads);
+  if (cfg.zero_stage >= 1) out.after_s = all_gather_s(hw, g, params * pb.weights);
+  return out;
+}
+}  // namespace
+
+void add_expert_grad_sync(const Problem& p, const ParallelConfig& cfg, int stage, double backward_s,
+                          double& total_s, double& exposed_s) {
+  if (!p.model.moe.enabled()) return;
+  const ExpertSync x = expert_sync(p, cfg, stage_expert_parameters_per_gpu(p.model, cfg, stage));
+  const double dense_hidden = total_s - exposed_s;
+  const double room = std::max(0.0, backward_s - dense_hidden);
+  total_s += x.reduce_s + x.after_s;
+  exposed_s += (cfg.dp_overlap ? std::max(0.0, x.reduce_s - room) : x.reduce_s) + x.after_s;
+}
+
+double expert_chunk_reduce_s(const Problem& p, const ParallelConfig& cfg, int chunk) {
+  if (!p.model.moe.enabled()) return 0.0;
+  const ExpertSync x = expert_sync(p, cfg, chunk_expert_parameters_per_gpu(p.model, cfg, chunk));
+  return cfg.zero_stage == 2 ? x.reduce_s / d(cfg.num_micro_batches) : x.reduce_s;
+}
+
+double expert_chunk_grad_bytes(const Problem& p, const ParallelConfig& cfg, int chunk) {
+  if (!p.model.moe.enabled()) return 0.0;
+  return chunk_expert_parameters_per_gpu(p.model, cfg, chunk) * param_bytes(p.job.convention).gradients;
+}
+
+}  // namespace meshplan

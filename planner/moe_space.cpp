@@ -1,0 +1,40 @@
+// Expert-layout domain of the search (planner/moe_space.h).
+#include "planner/moe_space.h"
+
+#include <algorithm>
+
+namespace meshplan {
+
+std::vector<ExpertChoice> expert_domain(const Problem& p, const SearchSpace& s, int tp, int64_t dp, int cp) {
+  const MoeSpec& moe = p.model.moe;
+  if (!moe.enabled() || dp < 1) return {ExpertChoice{}};
+  const int64_t folded = static_cast<int64_t>(tp) * cp * dp;
+  const int gpn = p.hardware.gpus_per_node;
+  std::vector<int64_t> eps = s.ep.empty() ? divisors(moe.num_experts) : std::vector<int64_t>(s.ep.begin(), s.ep.end());
+  std::vector<int> etps = s.etp;
+  if (etps.empty()) {
+    etps = {1};
+    if (tp > 1) etps.push_back(tp);
+  }
+  std::sort(etps.begin(), etps.end());
+  etps.erase(std::unique(etps.begin(), etps.end()), etps.end());
+  std::vector<ExpertChoice> out;
+  for (int64_t ep : eps) {
+    if (ep < 1 || moe.num_experts % ep != 0) continue;
+    for (int etp : etps) {
+      if (etp < 1 || folded % (ep * etp) != 0) continue;
+      if ((etp > gpn || gpn % etp != 0) && !p.job.allow_tp_across_nodes) continue;
+      out.push_back({static_cast<int>(ep), etp});
+    }
+  }
+  return out;
+}
+
+void restrict_to_moe(const Problem& p, LayoutDims& d) {
+  if (!p.model.moe.enabled()) return;
+  if (d.tp > 1) d.sequence_parallel.erase(std::remove(d.sequence_parallel.begin(), d.sequence_parallel.end(), 0),
+                                          d.sequence_parallel.end());
+  d.zeros.erase(std::remove_if(d.zeros.begin(), d.zeros.end(), [](int z) { return z >= 3; }), d.zeros.end());
+}
+
+}  // namespace meshplan

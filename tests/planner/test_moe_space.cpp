@@ -1,0 +1,126 @@
+// Planner over expert layouts: the (ep, etp) domain obeys Megatron-Core's rules, the fast search
+// equals the plain enumeration on an MoE model, dense spaces are unchanged; MoE exports.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "../costmodel/fixtures.h"
+#include "../costmodel/moe_fixtures.h"
+#include "core/moe_config.h"
+#include "planner/export.h"
+#include "planner/export_frameworks.h"
+#include "planner/moe_space.h"
+#include "planner/search.h"
+
+using namespace meshplan;
+
+namespace {
+Problem moe_problem(const ModelSpec& m, int64_t gpus, int64_t batch, int64_t seq) {
+  Problem p = meshplan_test::problem(m, gpus, batch, seq);
+  p.job.knobs.attention = AttentionKind::Fused;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("expert domain: ep divides the experts and, times etp, the folded tp*dp ranks") {
+  const Problem p = moe_problem(meshplan_test::deepseek_v3(), 2048, 2048, 4096);
+  const std::vector<ExpertChoice> d = expert_domain(p, SearchSpace{}, 2, 64);
+  REQUIRE(!d.empty());
+  for (const ExpertChoice& c : d) {
+    INFO("ep " << c.ep << " etp " << c.etp);
+    CHECK(256 % c.ep == 0);
+    CHECK((2 * 64) % (c.ep * c.etp) == 0);
+    CHECK((c.etp == 1 || c.etp == 2));
+    ParallelConfig cfg;
+    cfg.tp = 2; cfg.pp = 16; cfg.dp = 64; cfg.ep = c.ep; cfg.etp = c.etp;
+    cfg.sequence_parallel = true; cfg.zero_stage = 1; cfg.num_micro_batches = 32;
+    CHECK(validate_moe_config(p, cfg, "t").empty());
+  }
+  CHECK(d.size() == 8 + 7);  // ep 1..128 with etp 1; ep 1..64 with etp 2
+  SearchSpace only;
+  only.ep = {64};
+  only.etp = {1};
+  REQUIRE(expert_domain(p, only, 2, 64).size() == 1);
+  const Problem dense = moe_problem(meshplan_test::llama2_70b(), 64, 64, 4096);
+  REQUIRE(expert_domain(dense, SearchSpace{}, 8, 8).size() == 1);
+  CHECK(expert_domain(dense, SearchSpace{}, 8, 8)[0].ep == 1);
+}
+
+TEST_CASE("MoE search: fast search equals the plain enumeration, and picks expert parallelism") {
+  Problem p = moe_problem(meshplan_test::small_moe(), 32, 64, 2048);
+  SearchOptions opt;
+  opt.top_k = 5;
+  opt.pareto = true;
+  const SearchResult fast = search(p, opt);
+  const SearchResult plain = search_reference(p, opt);
+  CHECK(fast.space == plain.space);
+  CHECK(fast.rejected == plain.rejected);
+  REQUIRE(fast.top.size() == plain.top.size());
+  for (size_t i = 0; i < fast.top.size(); ++i) {
+    CHECK(fast.top[i].time.step_s == plain.top[i].time.step_s);
+    CHECK(fast.top[i].config.ep == plain.top[i].config.ep);
+    CHECK(fast.top[i].config.etp == plain.top[i].config.etp);
+    CHECK(validate_config(p, fast.top[i].config, "t").empty());
+  }
+  REQUIRE(fast.pareto.size() == plain.pareto.size());
+  bool any_ep = false;
+  for (const StepEstimate& e : fast.top) any_ep = any_ep || e.config.ep > 1;
+  CHECK(any_ep);
+  // Every candidate the search ranks keeps Megatron-Core's SP rule and no ZeRO-3.
+  for (const StepEstimate& e : fast.pareto) {
+    CHECK((e.config.tp == 1 || e.config.sequence_parallel));
+    CHECK(e.config.zero_stage < 3);
+  }
+}
+
+TEST_CASE("Megatron export carries the MoE and MLA flags; DeepSpeed refuses what it cannot run") {
+  Problem p = moe_problem(meshplan_test::deepseek_v3(), 2048, 2048, 4096);
+  p.job.framework = Framework::Megatron;
+  ParallelConfig c;
+  c.tp = 1; c.pp = 16; c.dp = 128; c.ep = 64; c.etp = 1; c.zero_stage = 1;
+  c.num_micro_batches = 16;
+  REQUIRE(validate_config(p, c, "t").empty());
+  const std::string args = megatron_args(p, c);
+  for (const char* want : {"--num-experts 256", "--moe-router-topk 8", "--moe-ffn-hidden-size 2048",
+                           "--expert-model-parallel-size 64", "--expert-tensor-parallel-size 1",
+                           "--moe-grouped-gemm", "--moe-token-dispatcher-type alltoall",
+                           "--moe-shared-expert-intermediate-size 2048", "--moe-layer-freq \"([0]*3+[1]*58)\"",
+                           "--multi-latent-attention", "--q-lora-rank 1536", "--kv-lora-rank 512",
+                           "--qk-head-dim 128", "--qk-pos-emb-head-dim 64", "--v-head-dim 128"}) {
+    INFO(want);
+    CHECK(args.find(want) != std::string::npos);
+  }
+  // NeMo needs equal pipeline chunks: Mixtral 8x7B on 64 GPUs, TP2 (SP) x PP4 x DP8 with EP8.
+  Problem mix = moe_problem(meshplan_test::mixtral_8x7b(), 64, 256, 4096);
+  ParallelConfig mc;
+  mc.tp = 2; mc.pp = 4; mc.dp = 8; mc.ep = 8; mc.etp = 1; mc.zero_stage = 1; mc.sequence_parallel = true;
+  mc.num_micro_batches = 32;
+  REQUIRE(validate_config(mix, mc, "t").empty());
+  auto nemo = export_for_framework("nemo", mix, mc);
+  INFO((nemo.ok() ? std::string() : nemo.error().one_line()));
+  REQUIRE(nemo.ok());
+  CHECK(nemo.value().text.find("expert_model_parallel_size: 8") != std::string::npos);
+  CHECK(nemo.value().text.find("num_moe_experts: 8") != std::string::npos);
+  CHECK(nemo.value().text.find("moe_layer_freq") == std::string::npos);  // every layer MoE
+  // DeepSpeed (no sequence parallelism, so tp = 1 for MoE): EP8 within DP16 runs; an expert TP of 2
+  // (Megatron-Core's ETP, independent of tp) does not.
+  ParallelConfig ds = mc;
+  ds.tp = 1; ds.dp = 16; ds.sequence_parallel = false; ds.num_micro_batches = 16;
+  REQUIRE(validate_config(mix, ds, "t").empty());
+  auto ds_ok = export_for_framework("deepspeed", mix, ds);
+  INFO((ds_ok.ok() ? std::string() : ds_ok.error().one_line()));
+  REQUIRE(ds_ok.ok());
+  CHECK(ds_ok.value().note.find("ep_size=8") != std::string::npos);
+  ParallelConfig etp2 = ds;
+  etp2.ep = 4; etp2.etp = 2;
+  REQUIRE(validate_config(mix, etp2, "t").empty());
+  auto ds_bad = export_for_framework("deepspeed", mix, etp2);
+  REQUIRE(!ds_bad.ok());
+  CHECK(ds_bad.error().field == "etp");
+  CHECK(ds_bad.error().one_line().find("DeepSpeed-MoE") != std::string::npos);
+  // Dense exports are untouched.
+  Problem dense = moe_problem(meshplan_test::llama2_70b(), 64, 64, 4096);
+  ParallelConfig dc;
+  dc.tp = 8; dc.dp = 8; dc.num_micro_batches = 8;
+  CHECK(megatron_args(dense, dc).find("expert") == std::string::npos);
+}
