@@ -23,6 +23,8 @@ export OMPI_MCA_btl="self,vader,tcp" OMPI_MCA_pml="ob1" OMPI_MCA_btl_tcp_if_incl
 # OpenMPI unloads its MCA plugins before LeakSanitizer reports, so their frames show as
 # "<unknown module>" and no suppression can name them: keep them mapped.
 export OMPI_MCA_mca_base_component_disable_dlclose=1
+# The corpus's per-case time bound (5 s for the release build) for instrumented binaries.
+export MESHPLAN_CORPUS_TIME_LIMIT_S=15
 cd build-asan
 ctest --output-on-failure -j"$(nproc)" --timeout 1200
 echo "meshplan: sanitizer suite passed in $(( $(date +%s) - start )) s"
