@@ -19,7 +19,9 @@ import sys
 import tempfile
 import time
 
-TIME_LIMIT_S = 5.0           # per case; the contract is "under a second" on an idle machine
+# Per case; the contract is "under a second" on an idle machine. scripts/test-sanitize.sh raises it
+# (ASan + UBSan binaries start and run a few times slower); the release suite keeps 5 s.
+TIME_LIMIT_S = float(os.environ.get("MESHPLAN_CORPUS_TIME_LIMIT_S", "5.0"))
 MEMORY_LIMIT_KB = 1 << 20    # 1 GiB peak RSS per case
 
 INT64_MAX = 2**63 - 1

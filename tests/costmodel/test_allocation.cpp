@@ -12,8 +12,10 @@ namespace {
 std::atomic<long> g_allocations{0};
 }
 
-// Counting replacements of the global allocation functions for this test binary. GCC cannot see
-// that these replacements pair malloc with free, hence the pragma.
+// Counting replacements of the global allocation functions for this test binary. Every plain,
+// array and nothrow form is replaced (all malloc/free), so that no pointer from a runtime's own
+// operator new (ASan's, in the sanitizer build) reaches our free: a partial set is a real
+// alloc-dealloc mismatch. GCC cannot see that these pair malloc with free, hence the pragma.
 #pragma GCC diagnostic ignored "-Wpragmas"
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t n) {
@@ -21,8 +23,18 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(n ? n : 1);
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 using namespace meshplan;
 

@@ -57,14 +57,35 @@ TEST_CASE("checkpoint: random SIGKILLs of a writer keep the latest complete chec
   const std::string root = (fs::temp_directory_path() / ("meshplan-ckpt-kill-" + std::to_string(::getpid()))).string();
   fs::remove_all(root);
   fs::create_directories(root);
+  // Delays are drawn in units of one measured checkpoint write (2 x 2 MiB, MANIFEST, prune), from
+  // 1/20 to 3 writes: kills land before, inside and after writes however slow this machine is (a
+  // sanitizer build on loaded cores writes many times slower than an idle release build).
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    const std::string probe = root + "-probe";
+    fs::create_directories(probe);
+    CheckpointMeta meta;
+    meta.step = 1;
+    meta.world_size = kWorld;
+    meta.fingerprint = kFingerprint;
+    for (int r = 0; r < kWorld; ++r) {
+      auto w = write_checkpoint_shard(probe, 1, r, shard_of(1, r));
+      REQUIRE(w.ok());
+      meta.shard_bytes.push_back(*w);
+    }
+    REQUIRE(publish_checkpoint(probe, meta).ok());
+    prune_checkpoints(probe, 2);
+    fs::remove_all(probe);
+  }
+  const double write_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   std::mt19937 rng(20261124);
-  std::uniform_int_distribution<int> delay_ms(5, 250);
+  std::uniform_real_distribution<double> delay_writes(0.05, 3.0);
   int64_t next_step = 1, loaded = 0;
   for (int kill = 0; kill < 8; ++kill) {
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) write_forever(root, next_step);
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(delay_writes(rng) * write_us)));
     ::kill(pid, SIGKILL);
     int status = 0;
     REQUIRE(::waitpid(pid, &status, 0) == pid);

@@ -77,8 +77,9 @@ TEST_CASE("layer backward matches finite differences for every tensor", "[execut
     for (const auto& [name, r] : ranges(w, d)) {
       std::vector<float> p(w.flat.begin() + r.first, w.flat.begin() + r.first + r.second);
       std::vector<float> g(grads.begin() + r.first, grads.begin() + r.first + r.second);
+      const auto offset = r.first;  // C++17 lambdas cannot capture a structured binding (clang)
       auto loss_p = [&] {
-        std::copy(p.begin(), p.end(), w.flat.begin() + r.first);
+        std::copy(p.begin(), p.end(), w.flat.begin() + offset);
         return loss();
       };
       INFO(name);
