@@ -60,7 +60,8 @@ double stage_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, i
 double fp8_layer_bytes(const Problem& p, const ParallelConfig& cfg) {
   if (p.job.fp8 == Fp8Recipe::None) return 0.0;
   const double norms = (p.model.biases ? 4.0 : 2.0) * static_cast<double>(p.model.hidden_size);
-  const double linear = layer_parameters_per_gpu(p.model, cfg.tp) - norms;  // TP-local linear weights
+  // TP-local linear weights, plus this rank's share of the routed experts (EP x ETP) on MoE layers.
+  const double linear = layer_parameters_per_gpu(p.model, cfg.tp) - norms + expert_layer_parameters_per_gpu(p.model, cfg);
   return linear * fp8_weight_bytes_per_param(p.job.fp8) + fp8_scaling_state_bytes_per_layer(p.job.fp8);
 }
 

@@ -6,6 +6,7 @@
 #include "core/moe_config.h"
 #include "costmodel/activations.h"
 #include "costmodel/collectives.h"
+#include "costmodel/context_parallel.h"
 #include "costmodel/moe_layout.h"
 
 namespace meshplan {
@@ -113,7 +114,7 @@ void add_expert_comm(const Problem& p, const ParallelConfig& cfg, LayerComm& com
 
 double layer_activation_bytes_for(const Problem& p, const ParallelConfig& cfg) {
   const ModelSpec& m = p.model;
-  const double b = d(cfg.micro_batch_size), s = d(p.job.seq_len);
+  const double b = d(cfg.micro_batch_size), s = cp_local_seq(p, cfg);  // seq / cp
   const double e = activation_element_bytes(p.job.dtype);
   const double base = layer_activation_bytes(m, b, s, cfg.tp, cfg.sequence_parallel, cfg.recompute, e,
                                              p.job.knobs.attention);

@@ -12,7 +12,7 @@ using namespace meshplan_test;
 using nlohmann::json;
 
 static const std::string kMixtral = source_path("examples/models/mixtral-8x7b.json");
-static const std::string kJob = " --hardware h100-80gb-sxm --gpus 64 --global-batch 256 --seq 4096 --tp 8 --pp 2";
+static const std::string kJob = " --hardware h100-80gb-sxm --gpus 64 --global-batch 256 --seq 4096 --tp 8 --pp 2 --sequence-parallel";
 
 TEST_CASE("estimate: Mixtral-8x7B's exact total and active counts in JSON and the header") {
   const CliResult r = run_cli("estimate --model " + kMixtral + kJob + " --format json");
