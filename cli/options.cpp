@@ -232,7 +232,6 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
   c.sequence_parallel = o.sequence_parallel;
   c.virtual_stages = o.virtual_stages;
   c.dp_overlap = !o.no_dp_overlap;
-  c.ep = o.ep;
   // Megatron-Core: --expert-tensor-parallel-size defaults to --tensor-model-parallel-size.
   c.etp = o.etp > 0 ? o.etp : (p.model.moe.enabled() ? c.tp : 1);
   if (auto r = parse_enums(o, c, where); !r) return r.error();
