@@ -11,4 +11,21 @@ std::optional<AttentionKind> parse_attention(const std::string& s) {
   return std::nullopt;
 }
 
+const char* to_string(FusedAttentionKernel k) {
+  switch (k) {
+    case FusedAttentionKernel::FlashAttention2: return "flash2";
+    case FusedAttentionKernel::Cudnn: return "cudnn";
+    case FusedAttentionKernel::FlashAttention1: return "flash1";
+    case FusedAttentionKernel::Triton: return "triton";
+  }
+  return "flash2";
+}
+
+std::optional<FusedAttentionKernel> parse_fused_kernel(const std::string& s) {
+  for (auto k : {FusedAttentionKernel::FlashAttention2, FusedAttentionKernel::Cudnn,
+                 FusedAttentionKernel::FlashAttention1, FusedAttentionKernel::Triton})
+    if (s == to_string(k)) return k;
+  return std::nullopt;
+}
+
 }  // namespace meshplan

@@ -39,12 +39,22 @@ struct ShardingKnobs {
 
 /// Which fused attention kernel a framework runs (AttentionKind::Fused only).
 /// FlashAttention2: Dao 2023's kernel, behind PyTorch SDPA's flash backend (torchtitan, FSDP
-///   stacks) and llm-foundry's attn_impl flash. Cudnn: cuDNN's fused attention, which Transformer
-///   Engine (Megatron-Core, NeMo) prefers on Hopper: TE's get_attention_backend, "Select
-///   FusedAttention for performance ... device_compute_capability >= (9, 0)" (transformer_engine/
-///   pytorch/attention.py). Its efficiency is a property of the GPU: HardwareProfile's
-///   fused_attention_* (FlashAttention-2) and cudnn_attention_* (cuDNN).
-enum class FusedAttentionKernel { FlashAttention2, Cudnn };
+///   stacks) and llm-foundry's attn_impl flash with flash-attn 2.x. Cudnn: cuDNN's fused attention,
+///   which Transformer Engine (Megatron-Core, NeMo) prefers on Hopper: TE's get_attention_backend,
+///   "Select FusedAttention for performance ... device_compute_capability >= (9, 0)"
+///   (transformer_engine/pytorch/attention.py). FlashAttention1: flash-attn 1.0.x (Dao et al. 2022),
+///   llm-foundry's attn_impl flash before its gpu-flash2 extra. Triton: the FlashAttention algorithm
+///   written in Triton (HazyResearch flash_attn/flash_attn_triton.py, copied as llm-foundry's
+///   llmfoundry/models/layers/flash_attn_triton.py), llm-foundry's attn_impl triton, the default of
+///   its benchmark script until March 2024 (scripts/train/benchmarking/submit_benchmarks.py
+///   `--attn_impl` default 'triton', changed to 'flash' in commit 7f0fdae66).
+/// Its speed is a property of the GPU: HardwareProfile's attention_kernel_speeds (published
+/// forward+backward TFLOP/s by sequence length) and fused_attention_* / cudnn_attention_* (costmodel/
+/// attention_speed.h). New values go at the end: plan files and tests name them by text.
+enum class FusedAttentionKernel { FlashAttention2, Cudnn, FlashAttention1, Triton };
+const char* to_string(FusedAttentionKernel k);
+/// "flash2", "cudnn", "flash1", "triton".
+std::optional<FusedAttentionKernel> parse_fused_kernel(const std::string& s);
 
 /// Everything a training framework decides that the cost model needs (issue 12's --framework sets
 /// these together; each is also a flag of its own).

@@ -30,6 +30,17 @@ struct Provenance {
   std::string tool_version;  // calibrated: meshplan version + git sha
 };
 
+/// One published speed curve of a fused attention kernel: forward + backward TFLOP/s at each
+/// sequence length, causal mask, 16-bit, as FlashAttention's benchmarks count them (causal FLOPs
+/// half of the square: 2 b a s^2 d forward, backward 2.5 x forward; Dao 2023, arXiv:2307.08691,
+/// Section 4.1). Sequence lengths ascending.
+struct AttentionKernelSpeed {
+  std::string kernel;                  // core/framework_knobs.h names: flash2, flash1, triton, cudnn
+  int64_t head_dim = 128;              // the benchmark's head dimension
+  std::vector<double> seq;             // tokens
+  std::vector<double> flops_per_s;     // forward + backward FLOP/s at seq[i]
+};
+
 struct HardwareProfile {
   std::string name;     // file stem, e.g. "a100-80gb-sxm"
   std::string file;     // path it was read from (for error messages)
@@ -66,6 +77,9 @@ struct HardwareProfile {
   /// for it and the fused_attention_* values apply (costmodel/attention.cpp).
   double cudnn_attention_forward_efficiency = 0.0;
   double cudnn_attention_backward_efficiency = 0.0;
+  /// Published speed curves of fused attention kernels on this GPU (costmodel/attention_speed.h);
+  /// empty = the efficiencies above apply at every sequence length.
+  std::vector<AttentionKernelSpeed> attention_kernel_speeds;
 };
 
 /// Checks a profile for missing or non-positive values; `file` names the source.

@@ -8,6 +8,7 @@
 #include "core/io.h"
 #include "core/limits.h"
 #include "core/io_detail.h"
+#include "core/io_attention_speed.h"
 
 namespace meshplan {
 
@@ -79,6 +80,7 @@ void read_gpu(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
                  hw.fused_attention_backward_efficiency);
   read_attention("cudnn_attention_efficiency", hw.cudnn_attention_forward_efficiency,
                  hw.cudnn_attention_backward_efficiency);
+  io_detail::read_attention_speeds(r, gpu, hw);
   std::stable_sort(hw.gemm_efficiency.begin(), hw.gemm_efficiency.end(),
                    [](const EfficiencyPoint& a, const EfficiencyPoint& b) { return a.flops < b.flops; });
 }
@@ -284,6 +286,7 @@ nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
   if (hw.cudnn_attention_forward_efficiency > 0.0)
     gpu["cudnn_attention_efficiency"] = {{"forward", num(hw.cudnn_attention_forward_efficiency, 1.0)},
                                          {"backward", num(hw.cudnn_attention_backward_efficiency, 1.0)}};
+  if (!hw.attention_kernel_speeds.empty()) gpu["attention_kernel_speed"] = io_detail::attention_speeds_json(hw);
   j["gpu"] = gpu;
   j["node"] = {{"gpus_per_node", hw.gpus_per_node}};
   if (hw.nvlink_domain_gpus > 0) j["node"]["nvlink_domain_gpus"] = hw.nvlink_domain_gpus;

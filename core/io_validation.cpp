@@ -17,6 +17,7 @@ bool known_formula(const std::string& f) {
          f == "torchtitan";
 }
 const char* const kFormulas = "megatron, megatron-core, model, mosaic, palm or torchtitan";
+const char* const kKernels = "flash2, flash1, triton or cudnn (core/framework_knobs.h)";
 
 // File-level defaults of the per-run keys `attention`, `framework` and `use`.
 struct RunDefaults {
@@ -25,6 +26,7 @@ struct RunDefaults {
   bool tuning = false;
   bool fp8 = false;
   bool unpad_attention = false;
+  std::string fused_kernel;
 };
 
 ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, const ValidationSet& set,
@@ -79,6 +81,9 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
       r.boolean(n, "overlap_param_gather", path + ".overlap_param_gather", false, "true|false");
   run.unpad_attention =
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
+  run.fused_kernel = r.text(n, "fused_kernel", path + ".fused_kernel", defaults.fused_kernel, kKernels);
+  if (!run.fused_kernel.empty() && !parse_fused_kernel(run.fused_kernel))
+    r.fail(path + ".fused_kernel", run.fused_kernel, "unknown attention kernel", kKernels);
   run.fp8_recipe = r.text(n, "fp8_recipe", path + ".fp8_recipe", std::string(), "current-scaling, tensorwise or rowwise");
   run.cp_comm = r.text(n, "cp_comm", path + ".cp_comm", std::string(), "p2p, all_gather or a2a");
   run.ep = static_cast<int>(r.integer(n, "ep", path + ".ep", int64_t{1}, "expert-parallel size"));
@@ -128,6 +133,9 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   defaults.tuning = use == "tuning";
   defaults.fp8 = r.boolean(root, "fp8", "fp8", set.dtype == "fp8", "true|false");
   defaults.unpad_attention = r.boolean(root, "unpad_attention", "unpad_attention", false, "true|false");
+  defaults.fused_kernel = r.text(root, "fused_kernel", "fused_kernel", std::string(), kKernels);
+  if (!defaults.fused_kernel.empty() && !parse_fused_kernel(defaults.fused_kernel))
+    r.fail("fused_kernel", defaults.fused_kernel, "unknown attention kernel", kKernels);
   const YAML::Node models = r.map(root, "models", "models", false, "model shapes keyed by name");
   if (!r.ok()) return *r.error;
   for (const auto& kv : models) {

@@ -48,6 +48,7 @@ struct ValidationRun {
   std::string cp_comm;          // issue 11: "" = p2p (Megatron-Core default), all_gather, a2a
   int ep = 1;                   // expert-parallel size (MoE runs)
   int etp = 1;                  // expert tensor-parallel size (MoE runs; tables that omit it: see `assumed`)
+  std::string fused_kernel;     // flash2 | flash1 | triton | cudnn; "" = the framework's (core/framework_knobs.h)
 };
 
 /// One file of validation/: a source, the hardware the runs used, model shapes and runs.

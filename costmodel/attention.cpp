@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/attention_speed.h"
 #include "costmodel/compute_time.h"
 
 namespace meshplan {
@@ -52,14 +53,24 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
   const double fwd_bytes = e * b * s * (2.0 * h + 2.0 * kv) / t + lse;
   const double bwd_bytes = e * b * s * (5.0 * h + 4.0 * kv) / t + 3.0 * lse;
   const double bwd_flops = 2.5 * executed;  // 5 GEMMs per 2 of the forward
-  // The profile's measured/published kernel efficiency when it has one, else relative to its GEMMs.
-  const FusedEfficiency measured = fused_kernel_efficiency(hw, kernel);
-  const double fwd_eff =
-      measured.forward > 0.0 ? measured.forward : gemm_efficiency(hw, executed) * kFusedForwardRelEfficiency;
-  const double bwd_eff =
-      measured.backward > 0.0 ? measured.backward : gemm_efficiency(hw, bwd_flops) * kFusedBackwardRelEfficiency;
-  const double fwd_gemm = executed / (peak * fwd_eff);
-  const double bwd_gemm = bwd_flops / (peak * bwd_eff);
+  double fwd_gemm = 0.0, bwd_gemm = 0.0;
+  if (const AttentionKernelSpeed* curve = attention_speed_curve(hw, kernel, static_cast<double>(m.head_dim()))) {
+    // The kernel's published forward + backward speed at this length (costmodel/attention_speed.h),
+    // on FLOPs counted as its benchmark counts them: causal half of the square, backward 2.5x.
+    const double total = 3.5 * 0.5 * f.attention_core() / t / curve_flops_per_s(*curve, s);
+    const double share = forward_time_share(hw, kernel);
+    fwd_gemm = share * total;
+    bwd_gemm = (1.0 - share) * total;
+  } else {
+    // The profile's measured/published kernel efficiency when it has one, else relative to its GEMMs.
+    const FusedEfficiency measured = fused_kernel_efficiency(hw, kernel);
+    const double fwd_eff =
+        measured.forward > 0.0 ? measured.forward : gemm_efficiency(hw, executed) * kFusedForwardRelEfficiency;
+    const double bwd_eff = measured.backward > 0.0 ? measured.backward
+                                                   : gemm_efficiency(hw, bwd_flops) * kFusedBackwardRelEfficiency;
+    fwd_gemm = executed / (peak * fwd_eff);
+    bwd_gemm = bwd_flops / (peak * bwd_eff);
+  }
   AttentionCoreTime out;
   out.forward_s = std::max(fwd_gemm, memory_bound_time_s(hw, fwd_bytes));
   out.backward_s = std::max(bwd_gemm, memory_bound_time_s(hw, bwd_bytes));

@@ -41,8 +41,10 @@ struct AttentionCoreTime {
 /// FlashAttention's efficiency relative to a plain GEMM (kFusedForwardRelEfficiency,
 /// kFusedBackwardRelEfficiency), backward = 5 GEMMs (recomputed Q K^T, dV, dP, dQ, dK) per 2 of the
 /// forward; each pass at least its HBM traffic (Q, K, V, O, dO, LSE reads and writes).
-/// `kernel` picks which of the profile's measured fused-kernel efficiencies applies
-/// (fused_kernel_efficiency below).
+/// `kernel` picks which of the profile's figures applies: its published speed curve for the kernel
+/// when it has one (costmodel/attention_speed.h: forward + backward time = 3.5 x 2 b s^2 h / t, the
+/// causal half of the forward's 4 b s^2 h / t, over curve(s), split by forward_time_share), else the kernel's
+/// measured efficiencies (fused_kernel_efficiency below), else the GEMM-relative default.
 AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak_flops_per_s, const ModelSpec& m,
                                       AttentionKind k, double b, double s, int tp, double element_bytes,
                                       FusedAttentionKernel kernel = FusedAttentionKernel::FlashAttention2);

@@ -42,6 +42,8 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   // Megatron-Core and NeMo run Transformer Engine's attention: cuDNN's kernel on Hopper
   // (core/framework_knobs.h FusedAttentionKernel); the same rule as framework_knobs().
   if (run.framework == "megatron" || run.framework == "nemo") k.fused_kernel = FusedAttentionKernel::Cudnn;
+  // A run that names its kernel (llm-foundry's attn_impl, the flash-attn version) overrides the rule.
+  if (auto named = parse_fused_kernel(run.fused_kernel)) k.fused_kernel = *named;
   k.tp_comm_overlap = run.tp_comm_overlap;
   k.param_gather_overlap = run.overlap_param_gather;
   k.unpad_attention = run.unpad_attention;

@@ -1,0 +1,102 @@
+// Reads and writes gpu.attention_kernel_speed of hardware profiles (hardware-profiles/README.md).
+#include "core/io_attention_speed.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+
+#include "core/framework_knobs.h"
+
+namespace meshplan::io_detail {
+
+namespace {
+
+constexpr double kTflops = 1e12;
+const char* const kExample = "- {kernel: flash2, head_dim: 128, seq: [2048, 4096], tflops: [155, 173]}";
+
+// A YAML list of positive numbers at `at`; empty (and a recorded failure) when it is not one.
+std::vector<double> positive_list(Reader& r, const YAML::Node& entry, const char* key, const std::string& at) {
+  std::vector<double> out;
+  if (!Reader::has(entry, key)) {
+    r.fail(at, "", "missing required key", kExample);
+    return out;
+  }
+  const YAML::Node list = entry[key];
+  if (!list.IsSequence()) {
+    r.fail(at, node_text(list), "must be a list of numbers", kExample);
+    return out;
+  }
+  for (size_t i = 0; i < list.size() && r.ok(); ++i) {
+    double v = 0.0;
+    try {
+      v = list[i].as<double>();
+    } catch (const YAML::Exception&) {
+      r.fail(at + "[" + std::to_string(i) + "]", node_text(list[i]), "must be a number", kExample);
+      break;
+    }
+    if (!(v > 0.0) || !std::isfinite(v)) r.fail(at + "[" + std::to_string(i) + "]", node_text(list[i]), "must be positive", kExample);
+    out.push_back(v);
+  }
+  return out;
+}
+
+AttentionKernelSpeed read_entry(Reader& r, const YAML::Node& entry, const std::string& at) {
+  AttentionKernelSpeed k;
+  k.kernel = r.text(entry, "kernel", at + ".kernel", std::nullopt, "flash2, flash1, triton or cudnn");
+  if (r.ok() && !parse_fused_kernel(k.kernel))
+    r.fail(at + ".kernel", k.kernel, "unknown attention kernel", "flash2, flash1, triton or cudnn");
+  k.head_dim = r.integer(entry, "head_dim", at + ".head_dim", int64_t{128}, "the benchmark's head dimension");
+  if (r.ok() && k.head_dim <= 0) r.fail(at + ".head_dim", std::to_string(k.head_dim), "must be positive", "e.g. 128");
+  if (r.ok()) k.seq = positive_list(r, entry, "seq", at + ".seq");
+  if (r.ok()) k.flops_per_s = positive_list(r, entry, "tflops", at + ".tflops");
+  for (size_t i = 1; r.ok() && i < k.seq.size(); ++i)
+    if (!(k.seq[i] > k.seq[i - 1]))
+      r.fail(at + ".seq[" + std::to_string(i) + "]", scaled_text(k.seq[i], 1.0), "must be larger than the one before",
+             "sequence lengths ascending");
+  if (r.ok() && (k.seq.empty() || k.seq.size() != k.flops_per_s.size()))
+    r.fail(at + ".tflops", std::to_string(k.flops_per_s.size()) + " values for " + std::to_string(k.seq.size()) +
+                               " sequence lengths",
+           "needs one TFLOP/s per sequence length", kExample);
+  for (double& v : k.flops_per_s) v *= kTflops;
+  return k;
+}
+
+// Integral values print without a fraction, as the rest of the profile's JSON.
+nlohmann::ordered_json number_json(double v, double scale) {
+  const double x = scaled_value(v, scale);
+  if (x == std::floor(x) && std::fabs(x) < 1e15) return static_cast<int64_t>(x);
+  return x;
+}
+
+}  // namespace
+
+void read_attention_speeds(Reader& r, const YAML::Node& gpu, HardwareProfile& hw) {
+  if (!Reader::has(gpu, "attention_kernel_speed")) return;
+  const YAML::Node list = gpu["attention_kernel_speed"];
+  if (!list.IsSequence()) {
+    r.fail("gpu.attention_kernel_speed", node_text(list), "must be a list", kExample);
+    return;
+  }
+  for (size_t i = 0; i < list.size() && r.ok(); ++i) {
+    const std::string at = "gpu.attention_kernel_speed[" + std::to_string(i) + "]";
+    if (!list[i].IsMap()) {
+      r.fail(at, node_text(list[i]), "must be a map", kExample);
+      return;
+    }
+    AttentionKernelSpeed k = read_entry(r, list[i], at);
+    if (r.ok()) hw.attention_kernel_speeds.push_back(std::move(k));
+  }
+}
+
+nlohmann::ordered_json attention_speeds_json(const HardwareProfile& hw) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const AttentionKernelSpeed& k : hw.attention_kernel_speeds) {
+    nlohmann::ordered_json seq = nlohmann::ordered_json::array(), tflops = nlohmann::ordered_json::array();
+    for (double s : k.seq) seq.push_back(number_json(s, 1.0));
+    for (double f : k.flops_per_s) tflops.push_back(number_json(f, kTflops));
+    out.push_back({{"kernel", k.kernel}, {"head_dim", k.head_dim}, {"seq", seq}, {"tflops", tflops}});
+  }
+  return out;
+}
+
+}  // namespace meshplan::io_detail

@@ -1,0 +1,55 @@
+// Published fused-attention speed curves: selection by kernel and head dimension, interpolation in sequence length.
+#include "costmodel/attention_speed.h"
+
+#include <cmath>
+
+namespace meshplan {
+
+namespace {
+const AttentionKernelSpeed* closest(const HardwareProfile& hw, const char* kernel, double head_dim) {
+  const AttentionKernelSpeed* best = nullptr;
+  double best_distance = 0.0;
+  for (const AttentionKernelSpeed& c : hw.attention_kernel_speeds) {
+    if (c.kernel != kernel || c.seq.empty()) continue;
+    const double d = std::fabs(std::log(static_cast<double>(c.head_dim) / std::max(1.0, head_dim)));
+    if (!best || d < best_distance || (d == best_distance && c.head_dim > best->head_dim)) {
+      best = &c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+}  // namespace
+
+const AttentionKernelSpeed* attention_speed_curve(const HardwareProfile& hw, FusedAttentionKernel kernel,
+                                                  double head_dim) {
+  if (const AttentionKernelSpeed* c = closest(hw, to_string(kernel), head_dim)) return c;
+  if (kernel == FusedAttentionKernel::Triton)
+    return closest(hw, to_string(FusedAttentionKernel::FlashAttention1), head_dim);
+  return nullptr;
+}
+
+double curve_flops_per_s(const AttentionKernelSpeed& c, double seq) {
+  const size_t n = c.seq.size();
+  if (seq <= c.seq.front()) return c.flops_per_s.front();
+  if (seq >= c.seq.back()) return c.flops_per_s.back();
+  size_t i = 1;
+  while (i < n - 1 && seq > c.seq[i]) ++i;
+  const double w = std::log(seq / c.seq[i - 1]) / std::log(c.seq[i] / c.seq[i - 1]);
+  return c.flops_per_s[i - 1] + w * (c.flops_per_s[i] - c.flops_per_s[i - 1]);
+}
+
+double forward_time_share(const HardwareProfile& hw, FusedAttentionKernel kernel) {
+  double ef = 0.0, eb = 0.0;
+  if (kernel == FusedAttentionKernel::FlashAttention2) {
+    ef = hw.fused_attention_forward_efficiency;
+    eb = hw.fused_attention_backward_efficiency;
+  } else if (kernel == FusedAttentionKernel::Cudnn) {
+    ef = hw.cudnn_attention_forward_efficiency;
+    eb = hw.cudnn_attention_backward_efficiency;
+  }
+  if (!(ef > 0.0 && eb > 0.0)) return 1.0 / 3.5;
+  return (1.0 / ef) / (1.0 / ef + 2.5 / eb);
+}
+
+}  // namespace meshplan
