@@ -1,4 +1,4 @@
-// --cp, --cp-comm, --fp8, --grad-compression: flags, report JSON and plan-file reading.
+// --cp, --cp-comm, --fp8, --grad-compression, --attention-kernel: flags, report JSON and plan-file reading.
 #include "cli/feature_options.h"
 
 #include "cli/feature_report.h"
@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/help_text.h"
+#include "core/framework.h"
 #include "core/job_features.h"
 #include "costmodel/activations.h"
 #include "costmodel/compute_time.h"
@@ -30,6 +31,13 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
   sub->add_option("--grad-compression", o.grad_compression,
                   "Compressed DP gradient reduction: none, powersgd:RANK, onebit-adam, onebit-lamb, topk:FRACTION "
                   "(default none; ZeRO 0 only)");
+  allowed_values(sub->add_option("--attention-kernel", o.attention_kernel,
+                                 "Fused attention kernel, whose published speed by sequence length the profile "
+                                 "lists: flash2 (FlashAttention-2, PyTorch SDPA), flash1 (flash-attn 1.x), triton "
+                                 "(FlashAttention in Triton, llm-foundry attn_impl triton), cudnn (Transformer "
+                                 "Engine on Hopper) (default: the framework's: cudnn for megatron and nemo, else "
+                                 "flash2)"),
+                 {"flash2", "flash1", "triton", "cudnn"});
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -50,6 +58,14 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
       return make_error(kCmd, "--fp8", o.fp8, "unknown FP8 recipe", "use none, delayed, current, blockwise or mxfp8");
     job.fp8 = *r;
   }
+  // No default of its own: the framework's kernel (core/framework.cpp) stands unless the flag is given.
+  if (given(o.app, "--attention-kernel")) {
+    auto k = parse_fused_kernel(o.attention_kernel);
+    if (!k)
+      return make_error(kCmd, "--attention-kernel", o.attention_kernel, "unknown attention kernel",
+                        "use flash2, flash1, triton or cudnn");
+    job.knobs.fused_kernel = *k;
+  }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
   return true;
@@ -68,6 +84,8 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.compression != GradCompression::None) {
     j["grad_compression"] = grad_compression_text(job);
   }
+  if (job.knobs.fused_kernel != framework_knobs(framework_spec(job.framework)).fused_kernel)
+    j["attention_kernel"] = to_string(job.knobs.fused_kernel);
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
@@ -100,10 +118,15 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     out = j[key].get<std::string>();
     return true;
   };
-  std::string cp_comm = "p2p", fp8 = "none", gc = "none";
+  std::string cp_comm = "p2p", fp8 = "none", gc = "none", kernel;
   for (auto [key, out] : {std::pair<const char*, std::string*>{"cp_comm", &cp_comm}, {"fp8", &fp8},
-                          {"grad_compression", &gc}})
+                          {"grad_compression", &gc}, {"attention_kernel", &kernel}})
     if (auto r = text(key, *out); !r) return r.error();
+  if (!kernel.empty()) {
+    auto k = parse_fused_kernel(kernel);
+    if (!k) return make_error(file, at + ".attention_kernel", kernel, "unknown attention kernel", "flash2, flash1, triton or cudnn");
+    job.knobs.fused_kernel = *k;
+  }
   auto c = parse_cp_comm(cp_comm);
   if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather or a2a");
   job.cp_comm = *c;

@@ -17,10 +17,11 @@ struct FeatureOptions {
   std::string cp_comm = "p2p";           // --cp-comm p2p|all_gather|a2a
   std::string fp8 = "none";              // --fp8 none|delayed|current|blockwise|mxfp8
   std::string grad_compression = "none"; // --grad-compression none|powersgd:R|onebit-adam|onebit-lamb|topk:F
+  std::string attention_kernel;          // --attention-kernel flash2|flash1|triton|cudnn ("" = the framework's)
   CLI::App* app = nullptr;
 };
 
-/// Adds --cp-comm, --fp8 and --grad-compression (job-level flags).
+/// Adds --cp-comm, --fp8, --grad-compression and --attention-kernel (job-level flags).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
 void add_cp_option(CLI::App* sub, int& cp);
@@ -30,7 +31,8 @@ Result<bool> apply_feature_options(const FeatureOptions& o, Job& job);
 Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
 
 /// Adds "cp" (and the CP exchange) to a config object when cp > 1, and the job's FP8 recipe and
-/// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged.
+/// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged; the
+/// fused attention kernel ("attention_kernel") only where it differs from the framework's.
 void add_config_features(ojson& config, const ParallelConfig& c);
 void add_job_features(ojson& job_json, const Job& job);
 /// Reads the job's features back from a plan file's job object (absent keys: the defaults);

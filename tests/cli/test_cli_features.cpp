@@ -6,6 +6,7 @@
 #include "cli_run.h"
 
 using namespace meshplan_test;
+using Catch::Detail::Approx;
 
 static const std::string kModel = source_path("examples/models/llama-2-7b.yaml");
 
@@ -98,4 +99,32 @@ TEST_CASE("estimate reports the compressed reduction and the CP ring") {
   INFO(sim.err);
   REQUIRE(sim.exit_code == 0);
   CHECK(sim.out.find("\"cp_ring\"") != std::string::npos);
+}
+
+TEST_CASE("attention kernel flag: the framework's kernel by default, the flag's in JSON and the plan file") {
+  const std::string plan = scratch_dir() + "/kernel-plan.json";
+  const std::string base = "estimate --model " + kModel + " --hardware a100-80gb-sxm --gpus 8 --global-batch 8 --seq 4096 --framework fsdp --zero 3 --format json";
+  CliResult def = run_cli(base);
+  CliResult tri = run_cli(base + " --attention-kernel triton --output " + plan);
+  REQUIRE(def.exit_code == 0);
+  REQUIRE(tri.exit_code == 0);
+  CHECK(def.out.find("attention_kernel") == std::string::npos);  // framework default: key absent
+  const std::string j = slurp(plan);
+  CHECK(j.find("\"attention_kernel\": \"triton\"") != std::string::npos);
+  auto step = [](const std::string& out) {
+    const size_t at = out.find("\"step_s\"");
+    REQUIRE(at != std::string::npos);
+    return std::stod(out.substr(out.find(':', at) + 1));
+  };
+  CHECK(step(slurp(plan)) > step(def.out));  // Triton is the slower kernel at 4k on A100
+  CliResult back = run_cli("estimate --plan " + plan + " --format json");
+  REQUIRE(back.exit_code == 0);
+  CHECK(step(back.out) == Approx(step(slurp(plan))));
+  CliResult over = run_cli("estimate --plan " + plan + " --attention-kernel flash2 --format json");
+  REQUIRE(over.exit_code == 0);
+  CHECK(step(over.out) == Approx(step(def.out)));
+  CliResult bad = run_cli(base + " --attention-kernel xformers");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err_lines() == 1);
+  CHECK(bad.err.find("--attention-kernel") != std::string::npos);
 }

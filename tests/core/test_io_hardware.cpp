@@ -145,3 +145,37 @@ TEST_CASE("bad profile: syntax error, missing key, wrong type, bad values") {
   Error m = profile_error(replace(a100_text(), "node:\n", "node: 8\nunused:\n"));
   CHECK(m.field == "node");
 }
+
+TEST_CASE("attention kernel speed curves load in TFLOP/s and bad ones are errors naming the entry") {
+  const std::string curves =
+      "  attention_kernel_speed:\n"
+      "    - {kernel: triton, head_dim: 64, seq: [512, 2048], tflops: [59, 79]}\n"
+      "    - {kernel: flash2, seq: [1024], tflops: [133.5]}\n"
+      "node:\n";
+  auto hw = parse_hardware(replace(a100_text(), "node:\n", curves), "t.yaml");
+  REQUIRE(hw.ok());
+  const auto& k = hw.value().attention_kernel_speeds;
+  REQUIRE(k.size() == 2);
+  CHECK(k[0].kernel == "triton");
+  CHECK(k[0].head_dim == 64);
+  CHECK(k[0].seq == std::vector<double>{512, 2048});
+  CHECK(k[0].flops_per_s[1] == Approx(79e12));
+  CHECK(k[1].head_dim == 128);  // the default
+  const std::string yaml = hardware_to_yaml(hw.value());
+  CHECK(yaml.find("attention_kernel_speed") != std::string::npos);
+  auto again = parse_hardware(yaml, "again.yaml");
+  REQUIRE(again.ok());
+  CHECK(again.value().attention_kernel_speeds[1].flops_per_s[0] == Approx(133.5e12));
+
+  auto bad = [&](const std::string& entry) {
+    return profile_error(replace(a100_text(), "node:\n", "  attention_kernel_speed:\n    - " + entry + "\nnode:\n"));
+  };
+  Error u = bad("{kernel: xformers, seq: [512], tflops: [50]}");
+  CHECK(u.field == "gpu.attention_kernel_speed[0].kernel");
+  CHECK(u.value == "xformers");
+  CHECK(bad("{kernel: flash2, seq: [2048, 512], tflops: [50, 60]}").field == "gpu.attention_kernel_speed[0].seq[1]");
+  CHECK(bad("{kernel: flash2, seq: [512, 1024], tflops: [50]}").field == "gpu.attention_kernel_speed[0].tflops");
+  CHECK(bad("{kernel: flash2, seq: [512], tflops: [-5]}").field == "gpu.attention_kernel_speed[0].tflops[0]");
+  CHECK(bad("{kernel: flash2, tflops: [5]}").field == "gpu.attention_kernel_speed[0].seq");
+  CHECK(bad("flash2").field == "gpu.attention_kernel_speed[0]");
+}

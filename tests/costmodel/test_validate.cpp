@@ -163,6 +163,9 @@ TEST_CASE("bad validation files are one-line errors naming the field") {
       {"hardware: x\n" + models + "runs:\n  - {model: m, gpus: 1, global_batch: 1}\n", "runs[0].iteration_s"},
       {models + "runs:\n  - {model: m, gpus: 1, global_batch: 1, iteration_s: 1}\n", "hardware"},
       {"hardware: x\nmodels:\n  m: {n_embd: 64, n_layer: 2, n_head: 5, vocab_size: 100}\nruns: []\n", "n_head"},
+      {"hardware: x\nfused_kernel: xformers\n" + models + "runs: []\n", "fused_kernel"},
+      {"hardware: x\n" + models + "runs:\n  - {model: m, gpus: 1, global_batch: 1, iteration_s: 1, fused_kernel: sdpa}\n",
+       "runs[0].fused_kernel"},
   };
   for (const Case& c : cases) {
     auto r = parse_validation(c.text, "bad.yaml");
@@ -221,4 +224,45 @@ TEST_CASE("BLOOM 176B is predicted on Jean Zay's network, 4 x 100 Gb/s Omni-Path
   const ValidationReport r = predict_file("bigscience2022-bloom-176b.yaml");
   REQUIRE(r.runs.size() == 2);
   CHECK(std::fabs(r.runs[0].error) <= 0.20);  // full-batch iteration: achieved -17.3 % (was -20.2 %)
+}
+
+TEST_CASE("a file's fused_kernel applies to its runs, a run's own overrides it, else the framework's rule") {
+  const std::string text = R"(
+hardware: a100-80gb-sxm
+framework: fsdp
+fused_kernel: triton
+models:
+  m: {n_embd: 64, n_layer: 2, n_head: 4, vocab_size: 100}
+runs:
+  - {model: m, gpus: 1, global_batch: 1, iteration_s: 1}
+  - {model: m, gpus: 1, global_batch: 1, iteration_s: 1, fused_kernel: flash2}
+  - {model: m, gpus: 1, global_batch: 1, iteration_s: 1, fused_kernel: "", framework: megatron}
+)";
+  auto set = parse_validation(text, "t.yaml");
+  REQUIRE(set.ok());
+  CHECK(run_framework(set.value().runs[0]).fused_kernel == FusedAttentionKernel::Triton);
+  CHECK(run_framework(set.value().runs[1]).fused_kernel == FusedAttentionKernel::FlashAttention2);
+  CHECK(run_framework(set.value().runs[2]).fused_kernel == FusedAttentionKernel::Cudnn);  // Megatron's rule
+}
+
+TEST_CASE("llm-foundry files: runs name the kernel their benchmark script ran (triton; flash2 where sweep.py said flash)") {
+  for (const char* f : {"mosaicml-llmfoundry-a100-40gb.yaml", "mosaicml-llmfoundry-a100-80gb.yaml",
+                        "mosaicml-llmfoundry-h100.yaml", "mosaicml-llmfoundry-h100-fp8.yaml"}) {
+    INFO(f);
+    auto set = load_validation(kSource + "/validation/" + f);
+    REQUIRE(set.ok());
+    int flash2 = 0;
+    for (const ValidationRun& r : set.value().runs) {
+      const FrameworkKnobs k = run_framework(r);
+      if (k.fused_kernel == FusedAttentionKernel::FlashAttention2) {
+        ++flash2;
+        CHECK(k.unpad_attention);  // flash_attn_fn unpads; the Triton path does not
+        CHECK(r.gpus >= 128);      // only the 2024 "Large Scale" table's 1b, 3b and 7b rows
+      } else {
+        CHECK(k.fused_kernel == FusedAttentionKernel::Triton);
+        CHECK_FALSE(k.unpad_attention);
+      }
+    }
+    CHECK(flash2 == (std::string(f) == "mosaicml-llmfoundry-h100.yaml" ? 9 : 0));
+  }
 }

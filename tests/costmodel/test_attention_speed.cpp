@@ -1,0 +1,107 @@
+// Published fused-attention speed curves (costmodel/attention_speed.h): interpolation, kernel and head-dim
+// choice, the forward share, the attention core time they give, and the shipped A100/H100 curves.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/io.h"
+#include "costmodel/attention.h"
+#include "costmodel/attention_speed.h"
+#include "fixtures.h"
+
+using namespace meshplan;
+using Catch::Detail::Approx;
+
+namespace {
+const std::string kProfiles = std::string(MESHPLAN_SOURCE_DIR) + "/hardware-profiles";
+
+AttentionKernelSpeed curve(const char* kernel, int64_t head_dim, std::vector<double> seq, std::vector<double> tflops) {
+  AttentionKernelSpeed c;
+  c.kernel = kernel;
+  c.head_dim = head_dim;
+  c.seq = std::move(seq);
+  for (double t : tflops) c.flops_per_s.push_back(t * 1e12);
+  return c;
+}
+
+HardwareProfile with_curves() {
+  HardwareProfile hw = meshplan_test::a100();
+  hw.attention_kernel_speeds = {curve("flash2", 128, {1024, 4096}, {100, 200}),
+                                curve("flash1", 128, {1024, 4096}, {50, 80}),
+                                curve("flash2", 64, {1024, 4096}, {90, 150})};
+  return hw;
+}
+}  // namespace
+
+TEST_CASE("attention speed: points, log-linear between them, flat beyond the ends") {
+  const AttentionKernelSpeed c = curve("flash2", 128, {1024, 4096, 16384}, {100, 200, 260});
+  CHECK(curve_flops_per_s(c, 1024) == Approx(100e12));
+  CHECK(curve_flops_per_s(c, 4096) == Approx(200e12));
+  CHECK(curve_flops_per_s(c, 2048) == Approx(150e12));  // half-way in log(seq)
+  CHECK(curve_flops_per_s(c, 8192) == Approx(230e12));
+  CHECK(curve_flops_per_s(c, 512) == Approx(100e12));
+  CHECK(curve_flops_per_s(c, 131072) == Approx(260e12));
+}
+
+TEST_CASE("attention speed: the kernel's curve at the nearest head dim; Triton falls back to FlashAttention-1") {
+  const HardwareProfile hw = with_curves();
+  CHECK(attention_speed_curve(hw, FusedAttentionKernel::FlashAttention2, 128)->head_dim == 128);
+  CHECK(attention_speed_curve(hw, FusedAttentionKernel::FlashAttention2, 64)->head_dim == 64);
+  CHECK(attention_speed_curve(hw, FusedAttentionKernel::FlashAttention2, 80)->head_dim == 64);
+  CHECK(attention_speed_curve(hw, FusedAttentionKernel::FlashAttention2, 256)->head_dim == 128);
+  const AttentionKernelSpeed* t = attention_speed_curve(hw, FusedAttentionKernel::Triton, 128);
+  REQUIRE(t != nullptr);
+  CHECK(t->kernel == "flash1");
+  CHECK(attention_speed_curve(hw, FusedAttentionKernel::Cudnn, 128) == nullptr);
+  CHECK(attention_speed_curve(meshplan_test::a100(), FusedAttentionKernel::FlashAttention2, 128) == nullptr);
+}
+
+TEST_CASE("attention speed: forward share from the kernel's forward/backward efficiencies, else 1/3.5") {
+  HardwareProfile hw = with_curves();
+  CHECK(forward_time_share(hw, FusedAttentionKernel::FlashAttention2) == Approx(1.0 / 3.5));
+  hw.fused_attention_forward_efficiency = 0.4;
+  hw.fused_attention_backward_efficiency = 0.25;
+  // (1/0.4) / (1/0.4 + 2.5/0.25) = 2.5 / 12.5
+  CHECK(forward_time_share(hw, FusedAttentionKernel::FlashAttention2) == Approx(0.2));
+  CHECK(forward_time_share(hw, FusedAttentionKernel::Triton) == Approx(1.0 / 3.5));
+}
+
+TEST_CASE("attention speed: the core time is 3.5 x the causal half of 4 b s^2 h / t over the curve") {
+  HardwareProfile hw = with_curves();
+  hw.fused_attention_forward_efficiency = 0.4;
+  hw.fused_attention_backward_efficiency = 0.25;
+  const ModelSpec m = meshplan_test::llama3_8b();  // h 4096, 32 heads of 128
+  const double b = 2, s = 2048, h = 4096;
+  const int tp = 2;
+  const double total = 3.5 * (2.0 * b * s * s * h / tp) / 150e12;  // flash2 at 2048: 150 TFLOP/s
+  const AttentionCoreTime f2 =
+      attention_core_time(hw, 312e12, m, AttentionKind::Fused, b, s, tp, 2.0, FusedAttentionKernel::FlashAttention2);
+  CHECK(f2.forward_s == Approx(0.2 * total));
+  CHECK(f2.backward_s == Approx(0.8 * total));
+  // Triton takes FlashAttention-1's curve (65 TFLOP/s at 2048, half-way in log(seq) between 50 and 80)
+  // and splits its time 1 : 2.5.
+  const double t1 = 3.5 * (2.0 * b * s * s * h / tp) / 65e12;
+  const AttentionCoreTime tr =
+      attention_core_time(hw, 312e12, m, AttentionKind::Fused, b, s, tp, 2.0, FusedAttentionKernel::Triton);
+  CHECK(tr.forward_s == Approx(t1 / 3.5));
+  CHECK(tr.backward_s == Approx(2.5 * t1 / 3.5));
+}
+
+TEST_CASE("shipped profiles: llm-foundry's Triton kernel costs 155/68 x FlashAttention-2 at 2k on A100") {
+  auto hw = load_hardware("a100-80gb-sxm", kProfiles);
+  REQUIRE(hw.ok());
+  const ModelSpec m = meshplan_test::llama3_8b();
+  auto core = [&](FusedAttentionKernel k) {
+    const AttentionCoreTime t = attention_core_time(hw.value(), 312e12, m, AttentionKind::Fused, 4, 2048, 1, 2.0, k);
+    return t.forward_s + t.backward_s;
+  };
+  // Dao 2023 Fig. 4(d), causal, head dim 128, seq 2k: FlashAttention-2 155, Triton 68 TFLOP/s.
+  CHECK(core(FusedAttentionKernel::Triton) / core(FusedAttentionKernel::FlashAttention2) == Approx(155.0 / 68.0));
+  CHECK(core(FusedAttentionKernel::FlashAttention2) == Approx(3.5 * 2.0 * 4 * 2048.0 * 2048.0 * 4096 / 155e12));
+  auto h100 = load_hardware("h100-80gb-sxm", kProfiles);
+  REQUIRE(h100.ok());
+  const AttentionKernelSpeed* tr = attention_speed_curve(h100.value(), FusedAttentionKernel::Triton, 128);
+  REQUIRE(tr != nullptr);
+  CHECK(tr->kernel == "flash1");  // no published Hopper figure for the Triton kernel
+  CHECK(curve_flops_per_s(*tr, 16384) == Approx(137e12));
+}
