@@ -84,6 +84,10 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.fused_kernel = r.text(n, "fused_kernel", path + ".fused_kernel", defaults.fused_kernel, kKernels);
   if (!run.fused_kernel.empty() && !parse_fused_kernel(run.fused_kernel))
     r.fail(path + ".fused_kernel", run.fused_kernel, "unknown attention kernel", kKernels);
+  const std::string conv = r.text(n, "bytes_per_param", path + ".bytes_per_param",
+                                  std::string(to_string(set.convention)), "default, megatron or fp32-grads");
+  if (auto cv = parse_param_convention(conv)) run.convention = *cv;
+  else r.fail(path + ".bytes_per_param", conv, "unknown convention", "default, megatron or fp32-grads");
   run.fp8_recipe = r.text(n, "fp8_recipe", path + ".fp8_recipe", std::string(), "current-scaling, tensorwise or rowwise");
   run.cp_comm = r.text(n, "cp_comm", path + ".cp_comm", std::string(), "p2p, all_gather or a2a");
   run.ep = static_cast<int>(r.integer(n, "ep", path + ".ep", int64_t{1}, "expert-parallel size"));

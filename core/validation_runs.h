@@ -49,6 +49,7 @@ struct ValidationRun {
   int ep = 1;                   // expert-parallel size (MoE runs)
   int etp = 1;                  // expert tensor-parallel size (MoE runs; tables that omit it: see `assumed`)
   std::string fused_kernel;     // flash2 | flash1 | triton | cudnn; "" = the framework's (core/framework_knobs.h)
+  ParamConvention convention = ParamConvention::Default16;  // `bytes_per_param:` (file level, run override)
 };
 
 /// One file of validation/: a source, the hardware the runs used, model shapes and runs.

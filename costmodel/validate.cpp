@@ -19,7 +19,7 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   p.job.global_batch = run.global_batch;
   p.job.seq_len = run.seq_len;
   p.job.dtype = set.dtype;
-  p.job.convention = set.convention;
+  p.job.convention = run.convention;  // the file's bytes_per_param unless the run names its own
   p.job.knobs = run_framework(run);
   if (run.fp8) p.job.fp8 = run_fp8_recipe(run);
   if (auto c = parse_cp_comm(run.cp_comm)) p.job.cp_comm = *c;
