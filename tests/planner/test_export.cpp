@@ -3,59 +3,21 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <regex>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <sstream>
 
 #include "planner/export.h"
 #include "planner/search.h"
+#include "planner_test_util.h"
 #include "skip.h"
 #include "test_search_fixtures.h"
 
 using namespace meshplan;
+using planner_test::check_golden;
 using planner_test::problem;
+using planner_test::run;
+using planner_test::temp_file;
 
 namespace {
-
-const std::string kGolden = std::string(MESHPLAN_GOLDEN_DIR) + "/planner/";
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void check_golden(const std::string& name, const std::string& text) {
-  const std::string path = kGolden + name;
-  if (const char* u = std::getenv("MESHPLAN_UPDATE_GOLDEN"); u && std::string(u) == "1") {
-    std::ofstream(path, std::ios::binary) << text;
-  }
-  INFO("golden " << path << " (MESHPLAN_UPDATE_GOLDEN=1 rewrites it)");
-  CHECK(read_file(path) == text);
-}
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string path = "/tmp/meshplan_test_export_" + std::to_string(getpid()) + "_" + name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
-// Runs `cmd`, returns its stdout; `rc` gets the exit status.
-std::string run(const std::string& cmd, int& rc) {
-  std::string out;
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const int status = pclose(f);
-  rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
 
 int64_t json_int(const std::string& json, const std::string& key) {
   std::smatch m;
@@ -99,9 +61,9 @@ TEST_CASE("the exported configurations are valid for their problems") {
 }
 
 TEST_CASE("megatron export: golden text") {
-  check_golden("megatron_llama-2-70b.sh",
+  check_golden("planner/megatron_llama-2-70b.sh",
                megatron_args(problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096), llama70b_config()));
-  check_golden("megatron_gpt3-175b.sh", megatron_args(gpt3_problem(), gpt3_config()));
+  check_golden("planner/megatron_gpt3-175b.sh", megatron_args(gpt3_problem(), gpt3_config()));
 }
 
 TEST_CASE("megatron export: a bash array with the parallel sizes and batch") {
@@ -124,10 +86,10 @@ TEST_CASE("megatron export: a bash array with the parallel sizes and batch") {
 }
 
 TEST_CASE("deepspeed export: golden text") {
-  check_golden("deepspeed_llama-2-70b.json",
+  check_golden("planner/deepspeed_llama-2-70b.json",
                deepspeed_config_json(problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096),
                                      llama70b_config()));
-  check_golden("deepspeed_gpt3-175b.json", deepspeed_config_json(gpt3_problem(), gpt3_config()));
+  check_golden("planner/deepspeed_gpt3-175b.json", deepspeed_config_json(gpt3_problem(), gpt3_config()));
 }
 
 TEST_CASE("deepspeed export: batch arithmetic train_batch = micro x accumulation x dp") {
