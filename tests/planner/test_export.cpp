@@ -13,6 +13,8 @@
 
 using namespace meshplan;
 using planner_test::check_golden;
+using planner_test::config;
+using planner_test::llama70b;
 using planner_test::problem;
 using planner_test::run;
 using planner_test::temp_file;
@@ -28,22 +30,14 @@ int64_t json_int(const std::string& json, const std::string& key) {
 
 // 70B on 128 A100s: tp 8, pp 4 (interleaved, v = 5), dp 4, ZeRO-1, selective recompute with SP.
 ParallelConfig llama70b_config() {
-  ParallelConfig c;
-  c.tp = 8; c.pp = 4; c.dp = 4; c.zero_stage = 1;
-  c.micro_batch_size = 1; c.num_micro_batches = 256;
-  c.recompute = Recompute::Selective; c.sequence_parallel = true;
-  c.schedule = ScheduleKind::Interleaved; c.virtual_stages = 5; c.dp_overlap = true;
-  return c;
+  return config(8, 4, 4, 1, 1, 256, Recompute::Selective, true, ScheduleKind::Interleaved, 5);
 }
 
 // GPT-3 175B on 96 GPUs (fp16): tp 4, pp 3 (1F1B, 96 layers), dp 8, ZeRO-1, full recompute, mb 2:
 // what both Megatron-LM and DeepSpeed's pipeline engine run (neither runs GPipe or ZeRO-3 with PP).
 ParallelConfig gpt3_config() {
-  ParallelConfig c;
-  c.tp = 4; c.pp = 3; c.dp = 8; c.zero_stage = 1;
-  c.micro_batch_size = 2; c.num_micro_batches = 16;
-  c.recompute = Recompute::Full; c.sequence_parallel = false;
-  c.schedule = ScheduleKind::OneFOneB; c.virtual_stages = 1; c.dp_overlap = false;
+  ParallelConfig c = config(4, 3, 8, 1, 2, 16, Recompute::Full, false);
+  c.dp_overlap = false;
   return c;
 }
 
@@ -56,7 +50,7 @@ Problem gpt3_problem() {
 }  // namespace
 
 TEST_CASE("the exported configurations are valid for their problems") {
-  CHECK(validate_config(problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096), llama70b_config(), "t").empty());
+  CHECK(validate_config(llama70b(), llama70b_config(), "t").empty());
   CHECK(validate_config(gpt3_problem(), gpt3_config(), "t").empty());
 }
 
@@ -66,7 +60,7 @@ TEST_CASE("megatron export: golden text") {
 }
 
 TEST_CASE("megatron export: a bash array with the parallel sizes and batch") {
-  const Problem p = problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096);
+  const Problem p = llama70b();
   const std::string path = temp_file("megatron.sh", megatron_args(p, llama70b_config()));
   int rc = 0;
   const std::string args = run("bash -c 'source " + path + " && printf \"%s\\n\" \"${MEGATRON_ARGS[@]}\"'", rc);
@@ -86,7 +80,7 @@ TEST_CASE("megatron export: a bash array with the parallel sizes and batch") {
 
 TEST_CASE("deepspeed export: golden text") {
   check_golden("planner/deepspeed_llama-2-70b.json",
-               deepspeed_config_json(problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096),
+               deepspeed_config_json(llama70b(),
                                      llama70b_config()));
   check_golden("planner/deepspeed_gpt3-175b.json", deepspeed_config_json(gpt3_problem(), gpt3_config()));
 }

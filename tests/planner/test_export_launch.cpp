@@ -15,6 +15,8 @@
 
 using namespace meshplan;
 using planner_test::check_golden;
+using planner_test::config;
+using planner_test::llama70b;
 using planner_test::problem;
 
 namespace {
@@ -36,15 +38,7 @@ std::string write(const std::string& path, const std::string& text) {
 std::string run(const std::string& cmd, int& rc) { return planner_test::run(cmd + " 2>&1", rc); }
 
 // 70B on 128 A100s (16 nodes x 8): tp 8, pp 4, dp 4, ZeRO-1, selective recompute.
-Problem llama70b() { return problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096); }
-ParallelConfig llama70b_config() {
-  ParallelConfig c;
-  c.tp = 8; c.pp = 4; c.dp = 4; c.zero_stage = 1;
-  c.micro_batch_size = 1; c.num_micro_batches = 256;
-  c.recompute = Recompute::Selective; c.sequence_parallel = true;
-  c.schedule = ScheduleKind::OneFOneB; c.dp_overlap = true;
-  return c;
-}
+ParallelConfig llama70b_config() { return config(8, 4, 4, 1, 1, 256, Recompute::Selective, true); }
 
 // A framework target independent of the Megatron export's text (that has its own goldens).
 LaunchTarget test_target() {

@@ -17,26 +17,14 @@
 
 using namespace meshplan;
 using planner_test::check_golden;
+using planner_test::config;
+using planner_test::llama70b;
+using planner_test::on;
 using planner_test::problem;
 using planner_test::run;
 using planner_test::temp_file;
 
 namespace {
-
-Problem on(Problem p, Framework f) {
-  p.job.framework = f;
-  p.job.convention = framework_spec(f).convention;
-  return p;
-}
-
-ParallelConfig config(int tp, int pp, int dp, int zero, int64_t mb, int64_t M, Recompute r, bool sp,
-                      ScheduleKind s = ScheduleKind::OneFOneB, int v = 1) {
-  ParallelConfig c;
-  c.tp = tp; c.pp = pp; c.dp = dp; c.zero_stage = zero; c.micro_batch_size = mb;
-  c.num_micro_batches = M; c.recompute = r; c.sequence_parallel = sp; c.schedule = s;
-  c.virtual_stages = v;
-  return c;
-}
 
 std::string exported(const std::string& kind, const Problem& p, const ParallelConfig& c) {
   auto e = export_for_framework(kind, p, c);
@@ -44,8 +32,6 @@ std::string exported(const std::string& kind, const Problem& p, const ParallelCo
   REQUIRE(e.ok());
   return e->text;
 }
-
-Problem llama70b() { return problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096); }
 
 }  // namespace
 
