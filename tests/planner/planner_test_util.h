@@ -1,5 +1,6 @@
-// Shared helpers of the planner tests that touch files and processes: read a file, compare text
-// with a golden file (MESHPLAN_UPDATE_GOLDEN=1 rewrites it), scratch files, run a shell command.
+// Shared helpers of the planner tests that touch files and processes: compare text with a golden
+// file (MESHPLAN_UPDATE_GOLDEN=1 rewrites it), scratch files, run a shell command (any command, not
+// only meshplan: tests/cli/cli_run.h's CliResult and slurp).
 #pragma once
 #include <catch2/catch.hpp>
 
@@ -9,17 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "cli/cli_run.h"
 
 namespace planner_test {
 
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using meshplan_test::CliResult;
+using meshplan_test::slurp;
 
 /// `text` against tests/golden/<rel> (e.g. "planner/megatron_gpt3-175b.sh").
 inline void check_golden(const std::string& rel, const std::string& text) {
@@ -54,17 +52,12 @@ inline std::string run(const std::string& cmd, int& rc) {
   return out;
 }
 
-struct CliResult {
-  int rc = -1;
-  std::string out, err;
-};
-
 /// Runs `cmd` through the shell with stdout and stderr captured apart.
 inline CliResult sh(const std::string& cmd) {
   const std::string out = tmp_path("stdout"), err = tmp_path("stderr");
   const int status = std::system((cmd + " >" + out + " 2>" + err).c_str());
   CliResult r;
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(out);
   r.err = slurp(err);
   std::remove(out.c_str());
@@ -75,7 +68,7 @@ inline CliResult sh(const std::string& cmd) {
 /// A user error: nothing on stdout, exactly one line on stderr, exit 2.
 inline void require_one_line_exit_2(const CliResult& r) {
   INFO("stderr: " << r.err << "stdout: " << r.out);
-  CHECK(r.rc == 2);
+  CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   REQUIRE(!r.err.empty());
   CHECK(r.err.find('\n') == r.err.size() - 1);  // exactly one line

@@ -78,7 +78,7 @@ TEST_CASE("cli plan: impossible problems give one line and exit 2") {
 TEST_CASE("cli plan: table with breakdowns plus --explain and --pareto") {
   const CliResult r = plan("llama-2-7b", "--gpus 8 --global-batch 64 --seq 4096 --explain --pareto");
   INFO(r.err);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.exit_code == 0);
   for (const char* s : {"meshplan plan: llama-2-7b", "bottleneck", "pp_bubble", "explain:",
                         "tp-divides-heads", "memory", "winner vs runner-up", "Pareto front"})
     CHECK(r.out.find(s) != std::string::npos);
@@ -91,7 +91,7 @@ TEST_CASE("cli plan: JSON is the plan file that parses and is byte-identical run
   const CliResult a = plan("llama-2-13b", args + " --output " + file);
   const CliResult b = plan("llama-2-13b", args);
   INFO(a.err);
-  REQUIRE(a.rc == 0);
+  REQUIRE(a.exit_code == 0);
   CHECK(a.out == b.out);
   CHECK(slurp(file) == a.out);
   const CliResult check = sh(py + " -c 'import json,sys; p=json.load(open(sys.argv[1])); "
@@ -107,13 +107,13 @@ TEST_CASE("cli plan: JSON is the plan file that parses and is byte-identical run
   // The plan file feeds the other commands.
   const CliResult est = sh(std::string(MESHPLAN_BIN) + " estimate --plan " + file + " --candidate 2");
   INFO(est.err);
-  CHECK(est.rc == 0);
+  CHECK(est.exit_code == 0);
   std::remove(file.c_str());
 }
 
 TEST_CASE("cli plan: YAML output") {
   const CliResult r = plan("llama-2-7b", "--gpus 8 --global-batch 64 --seq 4096 --top 2 --format yaml");
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("schema: meshplan.plan/1") != std::string::npos);
   CHECK(r.out.find("candidates:") != std::string::npos);
 }
@@ -122,7 +122,7 @@ TEST_CASE("cli plan: --export deepspeed parses and its batch arithmetic holds") 
   const std::string py = python();
   const CliResult r = plan("llama-2-70b", "--gpus 128 --global-batch 1024 --seq 4096 --export deepspeed");
   INFO(r.err);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.exit_code == 0);
   const std::string file = planner_test::tmp_path("ds_config.json");
   std::ofstream(file) << r.out;
   const CliResult check = sh(py + " -c 'import json,sys; c=json.load(open(sys.argv[1])); "
@@ -131,25 +131,25 @@ TEST_CASE("cli plan: --export deepspeed parses and its batch arithmetic holds") 
                                   "print(b, b % m, 128 % (b // m))' " + file);
   std::remove(file.c_str());
   INFO(check.err);
-  REQUIRE(check.rc == 0);
+  REQUIRE(check.exit_code == 0);
   CHECK(check.out == "1024 0 0\n");  // dp = 1024 / (micro x accumulation) divides the 128 GPUs
 }
 
 TEST_CASE("cli plan: --export megatron is a sourceable bash array") {
   const CliResult r = plan("llama-2-70b", "--gpus 128 --global-batch 1024 --seq 4096 --export megatron");
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.exit_code == 0);
   const std::string file = planner_test::tmp_path("megatron.sh");
   std::ofstream(file) << r.out;
   const CliResult check = sh("bash -c 'source " + file + " && echo ${#MEGATRON_ARGS[@]}'");
   std::remove(file.c_str());
-  CHECK(check.rc == 0);
+  CHECK(check.exit_code == 0);
   CHECK(std::stoi(check.out) > 10);
   CHECK(r.out.find("--global-batch-size 1024") != std::string::npos);
 }
 
 TEST_CASE("cli plan: --framework rules, table and refusals") {
   const CliResult t = plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --top 3");
-  REQUIRE(t.rc == 0);
+  REQUIRE(t.exit_code == 0);
   CHECK(t.out.find("framework megatron") != std::string::npos);
   CHECK(t.out.find("18 B/param") != std::string::npos);
   CHECK(t.out.find("zb-h1") == std::string::npos);
@@ -163,7 +163,7 @@ TEST_CASE("cli plan: --framework rules, table and refusals") {
       plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --bytes-per-param default"));
   // JSON job carries the framework and its bytes per parameter.
   const CliResult j = plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --format json --top 1");
-  REQUIRE(j.rc == 0);
+  REQUIRE(j.exit_code == 0);
   CHECK(j.out.find("\"framework\": \"megatron\"") != std::string::npos);
   CHECK(j.out.find("\"gradients\": 4") != std::string::npos);
 }
@@ -172,7 +172,7 @@ TEST_CASE("cli plan: every framework export runs end to end") {
   for (const char* kind : {"megatron", "deepspeed", "fsdp", "torchtitan", "nemo"}) {
     INFO(kind);
     const CliResult r = plan("llama-2-7b", std::string("--gpus 8 --global-batch 64 --export ") + kind);
-    CHECK(r.rc == 0);
+    CHECK(r.exit_code == 0);
     CHECK_FALSE(r.out.empty());
   }
 }
@@ -183,7 +183,7 @@ TEST_CASE("cli estimate/simulate: --framework refuses what it cannot run, carrie
   require_one_line_exit_2(sh(base + " --framework megatron --schedule zb-h1"));
   require_one_line_exit_2(sh(base + " --framework deepspeed --zero 2"));
   const CliResult ok = sh(base + " --framework megatron --zero 1 --format json");
-  REQUIRE(ok.rc == 0);
+  REQUIRE(ok.exit_code == 0);
   CHECK(ok.out.find("\"framework\": \"megatron\"") != std::string::npos);
   CHECK(ok.out.find("\"total\": 18") != std::string::npos);
   const std::string sim = std::string(MESHPLAN_BIN) + " simulate --model " + kModels +
@@ -199,7 +199,7 @@ TEST_CASE("cli: --ep/--etp need a mixture-of-experts model") {
   require_dense_refusal(dense_7b("estimate --ep 2"), "--ep");
   require_dense_refusal(dense_7b("estimate --etp 2 --tp 2 --sequence-parallel"), "--etp");
   const CliResult ok = dense_7b("estimate --ep 1 --etp 1 --format json");
-  REQUIRE(ok.rc == 0);
+  REQUIRE(ok.exit_code == 0);
   CHECK(ok.out.find("\"ep\"") == std::string::npos);
   CHECK(ok.out.find("\"etp\"") == std::string::npos);
 }
