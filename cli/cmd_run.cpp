@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -50,6 +51,9 @@ struct RunArgs {
   }
 };
 
+// Where a user error points: the plan file, or the command line.
+std::string error_source(const RunArgs& a) { return a.plan.plan.empty() ? "command line" : a.plan.plan; }
+
 // The problem as this executor holds it: fp32 weights, grads, fp32 master, m, v = 20 bytes per
 // parameter ("fp32-grads"); time at the peak FLOP/s of the GEMM dtype the backend really runs
 // (cuda: bf16, cpu: fp32) when the profile lists it, memory with the activation dtype it stores;
@@ -74,28 +78,41 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
                        prof.hardware.provenance.kind, prof.source, prof.path};
 }
 
-Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPrediction& pred, int world) {
-  const ParallelConfig& c = s.config;
-  const std::string where = a.plan.plan.empty() ? "command line" : a.plan.plan;
+// mpirun's -np must be the plan's rank count.
+Result<bool> check_world_size(const ParallelConfig& c, int world, const std::string& where) {
   const int ranks = c.tp * c.pp * c.dp * c.cp;
-  if (world != ranks) {
-    return make_error(where, "world size", std::to_string(world),
-                      "the plan needs tp*pp*dp" + std::string(c.cp > 1 ? "*cp" : "") + " = " +
-                          std::to_string(c.tp) + "*" + std::to_string(c.pp) + "*" + std::to_string(c.dp) +
-                          (c.cp > 1 ? "*" + std::to_string(c.cp) : "") + " = " + std::to_string(ranks) + " ranks",
-                      "launch with mpirun -np " + std::to_string(ranks));
-  }
-  if (a.memory_limit_gb > 0 && pred.estimate.memory.peak_bytes > a.memory_limit_gb * 1e9) {
-    return make_error(where, "--memory-limit-gb", format_number(a.memory_limit_gb),
-                      "the plan needs " + format_gb(pred.estimate.memory.peak_bytes) +
-                          " per rank (cost model, fp32 executor)",
-                      "raise the limit or pick a plan with more ZeRO/TP/PP or recompute");
-  }
+  if (world == ranks) return true;
+  return make_error(where, "world size", std::to_string(world),
+                    "the plan needs tp*pp*dp" + std::string(c.cp > 1 ? "*cp" : "") + " = " +
+                        std::to_string(c.tp) + "*" + std::to_string(c.pp) + "*" + std::to_string(c.dp) +
+                        (c.cp > 1 ? "*" + std::to_string(c.cp) : "") + " = " + std::to_string(ranks) + " ranks",
+                    "launch with mpirun -np " + std::to_string(ranks));
+}
+
+// --memory-limit-gb against the predicted peak per rank (0: no limit).
+Result<bool> check_memory_limit(const RunArgs& a, const RunPrediction& pred, const std::string& where) {
+  const bool over = a.memory_limit_gb > 0 && pred.estimate.memory.peak_bytes > a.memory_limit_gb * 1e9;
+  if (!over) return true;
+  return make_error(where, "--memory-limit-gb", format_number(a.memory_limit_gb),
+                    "the plan needs " + format_gb(pred.estimate.memory.peak_bytes) +
+                        " per rank (cost model, fp32 executor)",
+                    "raise the limit or pick a plan with more ZeRO/TP/PP or recompute");
+}
+
+// --steps and --resume.
+Result<bool> check_training_flags(const RunArgs& a) {
   if (a.train.steps < 1)
     return make_error("command line", "--steps", std::to_string(a.train.steps), "must be at least 1");
   if (a.train.resume && a.train.checkpoint_dir.empty())
     return make_error("command line", "--resume", "", "needs --checkpoint-dir", "pass the directory of the run to resume");
   return true;
+}
+
+Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPrediction& pred, int world) {
+  const std::string where = error_source(a);
+  if (auto ok = check_world_size(s.config, world, where); !ok) return ok;
+  if (auto ok = check_memory_limit(a, pred, where); !ok) return ok;
+  return check_training_flags(a);
 }
 
 void print_report(const RunArgs& a, const Setup& s, const exec::TrainResult& r, const RunPrediction& pred,
@@ -107,72 +124,129 @@ void print_report(const RunArgs& a, const Setup& s, const exec::TrainResult& r, 
   if (auto e = emit(a.output, text); !e) report_error(e.error());
 }
 
-int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
-  const bool root = mpi.world_rank() == 0;
-  auto fail = [root](const Error& e) { return root ? report_error(e) : kExitBadInput; };
-  if (auto f = check_format(a.output); !f) return fail(f.error());
-  if (auto w = check_writable(a.output.output); !w) return fail(w.error());  // before any training
+// An error every rank found alike: rank 0 prints it, the others exit with the same code quietly.
+int fail_on_all(bool root, const Error& e) { return root ? report_error(e) : kExitBadInput; }
+
+// The plan and its prediction on the hardware the ranks really are.
+struct RunInputs {
+  Setup setup;
+  RunPrediction prediction;
+};
+
+// Output checks (before any training), the plan, whether this world can run it, and the prediction:
+// on the plan's profile for the CUDA backend, on a CPU profile (collective) for CPU ranks.
+Result<RunInputs> resolve_run(const RunArgs& a, exec::MpiRuntime& mpi) {
+  if (auto f = check_format(a.output); !f) return f.error();
+  if (auto w = check_writable(a.output.output); !w) return w.error();
   auto setup = resolve_setup(a.problem, a.config, a.plan);
-  if (!setup) return fail(setup.error());
+  if (!setup) return setup.error();
   const Setup& s = *setup;
   const exec::BackendPrecision prec = exec::backend_precision(a.backend, a.cpu_options());
   PredictionProfile prof{s.problem.hardware, "plan", ""};
-  if (auto ok = check_runnable(a, s, predict(s, prec, prof), mpi.world_size()); !ok) return fail(ok.error());
+  if (auto ok = check_runnable(a, s, predict(s, prec, prof), mpi.world_size()); !ok) return ok.error();
   if (a.backend == "cpu") {  // the CUDA backend runs on the GPUs the plan's profile describes
-    auto cpu = cpu_prediction_profile(s.problem.hardware, mpi.world(), root);
-    if (!cpu) return fail(cpu.error());
+    auto cpu = cpu_prediction_profile(s.problem.hardware, mpi.world(), mpi.world_rank() == 0);
+    if (!cpu) return cpu.error();
     prof = std::move(cpu).value();
   }
-  const RunPrediction pred = predict(s, prec, prof);
+  return RunInputs{s, predict(s, prec, prof)};
+}
 
+// The rank grid and where every rank runs.
+struct RankLayout {
+  RankGrid grid;
+  std::vector<RankPlacement> placements;
+};
+
+// Collective (host names are gathered); all ranks check the TP rule on the same list, so a refusal
+// ends every rank at the same point.
+Result<RankLayout> place_run(const RunArgs& a, const Setup& s, exec::MpiRuntime& mpi) {
   // CP ranks sit inside the grid's DP dimension (dp*cp of them, cp fastest: Megatron's tp-cp-dp-pp).
   auto grid = make_rank_grid(s.config.tp, s.config.dp * s.config.cp, s.config.pp, "tp-dp-pp");
-  if (!grid) return fail(grid.error());
-  // Where every rank runs (collective); all ranks check the TP rule on the same list, so a
-  // refusal ends every rank at the same point.
-  const std::vector<RankPlacement> placements =
-      place_ranks(*grid, exec::gather_host_names(mpi.world(), mpi.host()));
-  if (auto tp_ok = check_tp_within_hosts(*grid, placements, s.problem.job.allow_tp_across_nodes,
-                                         a.plan.plan.empty() ? "command line" : a.plan.plan);
+  if (!grid) return grid.error();
+  std::vector<RankPlacement> placements = place_ranks(*grid, exec::gather_host_names(mpi.world(), mpi.host()));
+  if (auto tp_ok = check_tp_within_hosts(*grid, placements, s.problem.job.allow_tp_across_nodes, error_source(a));
       !tp_ok)
-    return fail(tp_ok.error());
-  auto made = exec::make_backend(a.backend, a.cpu_options());  // every rank gets the same answer
-  if (!made) return fail(made.error());
-  std::unique_ptr<exec::Backend> backend = std::move(made).value();
-  // Device checks before any model allocation: the selftest (cli/selftest_gate.h), then the fit.
-  if (!a.no_selftest && !device_selftest_passes(*backend)) return end_on_failed_selftest(mpi.world_size());
-  // Every rank checks its own device; all stop when one refuses (each refusing rank names its own).
-  auto fits = check_fits_device(*backend, pred.estimate.memory.peak_bytes, a.force,
-                                a.plan.plan.empty() ? "command line" : a.plan.plan);
+    return tp_ok.error();
+  return RankLayout{std::move(grid).value(), std::move(placements)};
+}
+
+// Every rank checks its own device; all stop when one refuses (each refusing rank names its own).
+// Returns kExitOk when every device fits the plan.
+int check_fit_on_every_rank(const RunArgs& a, exec::Backend& backend, const RunPrediction& pred,
+                            exec::MpiRuntime& mpi) {
+  auto fits = check_fits_device(backend, pred.estimate.memory.peak_bytes, a.force, error_source(a));
   float refused = fits ? 0.0f : 1.0f;
   mpi.world().all_reduce(&refused, 1, exec::ReduceOp::Max);
   if (!fits) return report_error(fits.error());
   if (refused > 0) return kExitBadInput;
-  exec::ProcessGroups groups = exec::make_process_groups(mpi, *grid);
-  exec::add_cp_group(mpi, groups, s.config.cp);
-  exec::add_ep_groups(groups, s.config.ep);  // validated by the trainer: ep divides dp*cp
-  if (auto dev = exec::use_device_communicators(groups, *backend); !dev) return fail(dev.error());
+  return kExitOk;
+}
+
+// A backend that passed its device checks, or the exit code of the check that stopped the run.
+struct ReadyBackend {
+  std::unique_ptr<exec::Backend> backend;
+  int exit_code = kExitOk;
+};
+
+// Device checks before any model allocation: the selftest (cli/selftest_gate.h), then the fit.
+ReadyBackend ready_backend(const RunArgs& a, const RunPrediction& pred, exec::MpiRuntime& mpi) {
+  auto made = exec::make_backend(a.backend, a.cpu_options());  // every rank gets the same answer
+  if (!made) return {nullptr, fail_on_all(mpi.world_rank() == 0, made.error())};
+  std::unique_ptr<exec::Backend> backend = std::move(made).value();
+  if (!a.no_selftest && !device_selftest_passes(*backend)) return {nullptr, end_on_failed_selftest(mpi.world_size())};
+  if (const int code = check_fit_on_every_rank(a, *backend, pred, mpi); code != kExitOk) return {nullptr, code};
+  return {std::move(backend), kExitOk};
+}
+
+// The CP and EP sub-groups, and the backend's own communicators for every group.
+Result<bool> add_run_groups(exec::ProcessGroups& groups, const ParallelConfig& c, exec::Backend& backend,
+                            exec::MpiRuntime& mpi) {
+  exec::add_cp_group(mpi, groups, c.cp);
+  exec::add_ep_groups(groups, c.ep);  // validated by the trainer: ep divides dp*cp
+  return exec::use_device_communicators(groups, backend);
+}
+
+// The learning-rate schedule spans the run; --min-lr defaults to a tenth of the peak.
+void set_schedule_options(RunArgs& a) {
   a.train.lr.total_steps = a.train.steps;
   a.train.lr.min_lr = a.min_lr >= 0 ? static_cast<float>(a.min_lr) : a.train.lr.max_lr / 10.0f;
   a.train.bucket_bytes = a.bucket_mb << 20;
+}
+
+// The step log. The host map opens it, once the run has really started: an input error found while
+// training is set up (a bad data file, a missing checkpoint) stays the command's one line. JSON
+// output carries the same map as `ranks`.
+std::function<void(const exec::StepRecord&)> step_logger(const RunArgs& a, bool root, const RankLayout& layout) {
   const bool progress = root && (a.output.format == "table" || isatty(STDERR_FILENO));
-  std::ostream& progress_out = a.output.format == "table" && a.output.output.empty() ? std::cout : std::cerr;
-  // The host map opens the step log, once the run has really started: an input error found while
-  // training is set up (a bad data file, a missing checkpoint) stays the command's one line. JSON
-  // output carries the same map as `ranks`.
-  bool host_map_printed = false;
-  a.train.on_step = [&](const exec::StepRecord& rec) {
+  std::ostream* out = a.output.format == "table" && a.output.output.empty() ? &std::cout : &std::cerr;
+  auto host_map_printed = std::make_shared<bool>(false);
+  return [&a, &layout, root, progress, out, host_map_printed](const exec::StepRecord& rec) {
     if (a.test_device_error) throw exec::DeviceError("meshplan: rank ?: CUDA error at test hook: cudaMalloc(&p, bytes): out of memory (cudaErrorMemoryAllocation)");
-    if (root && !host_map_printed) {
-      progress_out << host_map_table(placements, grid->order_string()) << std::flush;
-      host_map_printed = true;
+    if (root && !*host_map_printed) {
+      *out << host_map_table(layout.placements, layout.grid.order_string()) << std::flush;
+      *host_map_printed = true;
     }
-    if (progress) progress_out << step_line(rec, a.train.steps) << std::flush;
+    if (progress) *out << step_line(rec, a.train.steps) << std::flush;
   };
-  auto result = exec::train(s.problem, s.config, groups, *backend, a.train,
-                            a.plan.plan.empty() ? "command line" : a.plan.plan);
-  if (!result) return fail(result.error());
-  if (root) print_report(a, s, *result, pred, mpi.world_size(), placements);
+}
+
+int run_training_on(RunArgs& a, exec::MpiRuntime& mpi) {
+  const bool root = mpi.world_rank() == 0;
+  auto inputs = resolve_run(a, mpi);
+  if (!inputs) return fail_on_all(root, inputs.error());
+  const Setup& s = inputs->setup;
+  auto layout = place_run(a, s, mpi);
+  if (!layout) return fail_on_all(root, layout.error());
+  ReadyBackend ready = ready_backend(a, inputs->prediction, mpi);
+  if (!ready.backend) return ready.exit_code;
+  exec::ProcessGroups groups = exec::make_process_groups(mpi, layout->grid);
+  if (auto dev = add_run_groups(groups, s.config, *ready.backend, mpi); !dev) return fail_on_all(root, dev.error());
+  set_schedule_options(a);
+  a.train.on_step = step_logger(a, root, *layout);
+  auto result = exec::train(s.problem, s.config, groups, *ready.backend, a.train, error_source(a));
+  if (!result) return fail_on_all(root, result.error());
+  if (root) print_report(a, s, *result, inputs->prediction, mpi.world_size(), layout->placements);
   return kExitOk;
 }
 

@@ -21,8 +21,9 @@
 //         parallelism"; deepspeed/runtime/pipe/schedule.py TrainSchedule (1F1B, no interleaving)
 //       deepspeed/runtime/engine.py get_data_types: grad_accum_dtype defaults to the model dtype
 //         (bf16: 2-byte gradients) -> 16 B/param as in the ZeRO paper (K = 12)
-//       deepspeed/runtime/zero/config.py: reduce_bucket_size 5e8, stage3_prefetch_bucket_size 5e7
-//         elements; activation checkpointing is whole-layer (deepspeed.checkpointing)
+//       deepspeed/runtime/zero/config.py: reduce_bucket_size, stage3_prefetch_bucket_size (their
+//         defaults: ShardingKnobs in framework_knobs.h); activation checkpointing is whole-layer
+//         (deepspeed.checkpointing)
 //       deepspeed/runtime/pipe/module.py:133 partition_method='parameters' (exports ask 'uniform',
 //         which needs equal chunks)
 //  [T]  pytorch/torchtitan 238fa9953e4aec2a62582121564273d7cbb1e9f1 (last commit with TOML job
@@ -42,6 +43,8 @@
 #include "core/framework.h"
 
 #include <algorithm>
+
+#include "core/framework_knobs.h"
 
 namespace meshplan {
 
@@ -98,8 +101,11 @@ FrameworkSpec deepspeed_spec() {
   f.recomputes = {R::None, R::Full};
   f.sequence_parallel = SequenceParallelRule::Never;
   f.convention = ParamConvention::Default16;
-  f.dp_bucket_bytes = 5e8 * 2.0;       // reduce_bucket_size 5e8 bf16 elements
-  f.zero3_prefetch_bytes = 5e7 * 2.0;  // stage3_prefetch_bucket_size 5e7 bf16 elements
+  // DeepSpeed's reduce_bucket_size and stage3_prefetch_bucket_size defaults (framework_knobs.h
+  // ShardingKnobs, with their citation), as bytes of bf16 elements.
+  const ShardingKnobs deepspeed_defaults;
+  f.dp_bucket_bytes = deepspeed_defaults.reduce_bucket_elements * 2.0;
+  f.zero3_prefetch_bytes = deepspeed_defaults.prefetch_bucket_elements * 2.0;
   return f;
 }
 

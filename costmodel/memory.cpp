@@ -23,7 +23,7 @@ StaticBytes static_bytes(double parameters, ParamConvention c, int zero_stage, i
 }
 
 double layer_parameters_per_gpu(const ModelSpec& m, int tp) {
-  const double norms = (m.biases ? 4.0 : 2.0) * static_cast<double>(m.hidden_size);
+  const double norms = m.layer_norm_parameters();  // replicated on every TP rank
   // Routed experts are split by EP x ETP instead (costmodel/moe_layout.h); 0 for dense models.
   return (m.layer_parameters() - routed_parameters_per_layer(m) - norms) / tp + norms;
 }
@@ -59,7 +59,7 @@ double stage_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, i
 
 double fp8_layer_bytes(const Problem& p, const ParallelConfig& cfg) {
   if (p.job.fp8 == Fp8Recipe::None) return 0.0;
-  const double norms = (p.model.biases ? 4.0 : 2.0) * static_cast<double>(p.model.hidden_size);
+  const double norms = p.model.layer_norm_parameters();
   // TP-local linear weights, plus this rank's share of the routed experts (EP x ETP) on MoE layers.
   const double linear = layer_parameters_per_gpu(p.model, cfg.tp) - norms + expert_layer_parameters_per_gpu(p.model, cfg);
   return linear * fp8_weight_bytes_per_param(p.job.fp8) + fp8_scaling_state_bytes_per_layer(p.job.fp8);

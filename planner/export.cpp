@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/framework.h"
+#include "core/framework_knobs.h"
 #include "planner/moe_export.h"
 
 namespace meshplan {
@@ -17,6 +18,16 @@ namespace meshplan {
 namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+// DeepSpeed's bucket defaults in elements, from the one definition the cost model uses too
+// (ShardingKnobs, core/framework_knobs.h, which cites deepspeed/runtime/zero/config.py).
+// allgather_bucket_size defaults to the same pp_int(5e8) as reduce_bucket_size (same file).
+int64_t deepspeed_reduce_bucket_elements() {
+  return static_cast<int64_t>(ShardingKnobs{}.reduce_bucket_elements);
+}
+int64_t deepspeed_prefetch_bucket_elements() {
+  return static_cast<int64_t>(ShardingKnobs{}.prefetch_bucket_elements);
+}
 
 // One "--flag value" line of the bash array (value may be empty for switches).
 struct ArgList {
@@ -178,10 +189,10 @@ std::string deepspeed_config_json(const Problem& p, const ParallelConfig& c) {
     << "    \"overlap_comm\": " << boolean(c.dp_overlap) << ",\n"
     << "    \"contiguous_gradients\": true,\n"
     << "    \"reduce_scatter\": true,\n"
-    << "    \"reduce_bucket_size\": 500000000,\n"
-    << "    \"allgather_bucket_size\": 500000000";
+    << "    \"reduce_bucket_size\": " << deepspeed_reduce_bucket_elements() << ",\n"
+    << "    \"allgather_bucket_size\": " << deepspeed_reduce_bucket_elements();
   if (c.zero_stage == 3)
-    o << ",\n    \"stage3_prefetch_bucket_size\": 50000000"
+    o << ",\n    \"stage3_prefetch_bucket_size\": " << deepspeed_prefetch_bucket_elements()
       << ",\n    \"stage3_gather_16bit_weights_on_model_save\": true";
   o << "\n  },\n";
   // The cost counts gradients in the compute dtype (DeepSpeed's default): stated, not implied.

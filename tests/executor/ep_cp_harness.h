@@ -65,24 +65,10 @@ inline void train_ep_cp_rank(const meshplan::ModelSpec& model, const Grid& g, in
   using namespace meshplan::exec;
   const GridCoord at = grid_coord(g, world_rank);
   auto be = make_cpu_backend();
-  std::vector<int> chunks = g.layers_per_chunk;
-  if (chunks.empty()) chunks.push_back(static_cast<int>(model.num_layers));
   EpCpGroups groups{GroupContext{at.ep, g.ep, c.ep}, GroupContext{at.cp, g.cp, c.cp}};
   std::vector<std::unique_ptr<ModelChunk>> net;
   std::vector<std::unique_ptr<AdamW>> opt;
-  int first = 0;
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    ChunkSpec s;
-    s.model = model;
-    s.first_layer = first;
-    s.num_layers = chunks[i];
-    s.has_embedding = i == 0;
-    s.has_head = i + 1 == chunks.size();
-    s.micro_batch_size = B;
-    s.seq_len = T;
-    s.recompute = g.recompute;
-    s.seed = 7;
-    first += chunks[i];
+  for (const ChunkSpec& s : chunk_specs(model, g.layers_per_chunk, B, T, g.recompute, 7)) {
     net.push_back(std::make_unique<ModelChunk>(*be, s, TpContext{at.tp, g.tp, c.tp, false}, ChunkHooks{}, groups));
     opt.push_back(std::make_unique<AdamW>(*be, net.back()->num_params(),
                                           flat_segments(net.back()->layout(), 0, net.back()->num_params())));
@@ -102,16 +88,9 @@ inline void train_ep_cp_rank(const meshplan::ModelSpec& model, const Grid& g, in
     std::vector<int> mine;
     for (int mb = at.ep; mb < M; mb += g.ep) mine.push_back(mb);
     for (int mb : mine) {
-      std::vector<int32_t> in(B * T), tg(B * T);
-      for (int64_t b = 0; b < B; ++b) {
-        for (int64_t t = 0; t < T; ++t) {
-          const int64_t base = ((static_cast<int64_t>(step) * M + mb) * B + b) * (T + 1);
-          in[b * T + t] = tokens[base + t];
-          tg[b * T + t] = tokens[base + t + 1];
-        }
-      }
-      const std::vector<int32_t> lin = cp_local_tokens(in.data(), B, T, g.cp, at.cp);
-      const std::vector<int32_t> ltg = cp_local_tokens(tg.data(), B, T, g.cp, at.cp);
+      const MicroBatchTokens tok = micro_batch_tokens(tokens, (static_cast<int64_t>(step) * M + mb) * B, B, T);
+      const std::vector<int32_t> lin = cp_local_tokens(tok.in.data(), B, T, g.cp, at.cp);
+      const std::vector<int32_t> ltg = cp_local_tokens(tok.tg.data(), B, T, g.cp, at.cp);
       const float* act = nullptr;
       for (auto& ch : net) act = ch->forward(mb, MicroBatchInput{lin.data(), ltg.data(), act});
       loss_sum += net.back()->loss(mb) / (static_cast<double>(M) * g.cp);

@@ -2,6 +2,7 @@
 // few micro-batches and returns losses and the full (unsharded) gradients, for equivalence tests.
 #pragma once
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -58,44 +59,67 @@ inline void place_shard(std::vector<float>& full, const std::vector<float>& loca
   }
 }
 
+/// One ChunkSpec per pipeline chunk, in model order, holding `layers_per_chunk` layers each (empty:
+/// one chunk with every layer); the first has the embedding, the last the head.
+inline std::vector<meshplan::exec::ChunkSpec> chunk_specs(const meshplan::ModelSpec& m,
+                                                          std::vector<int> layers_per_chunk, int64_t B,
+                                                          int64_t T, meshplan::Recompute recompute,
+                                                          uint64_t seed) {
+  if (layers_per_chunk.empty()) layers_per_chunk.push_back(static_cast<int>(m.num_layers));
+  std::vector<meshplan::exec::ChunkSpec> specs;
+  int first = 0;
+  for (size_t c = 0; c < layers_per_chunk.size(); ++c) {
+    meshplan::exec::ChunkSpec s;
+    s.model = m;
+    s.first_layer = first;
+    s.num_layers = layers_per_chunk[c];
+    s.has_embedding = c == 0;
+    s.has_head = c + 1 == layers_per_chunk.size();
+    s.micro_batch_size = B;
+    s.seq_len = T;
+    s.recompute = recompute;
+    s.seed = seed;
+    first += layers_per_chunk[c];
+    specs.push_back(s);
+  }
+  return specs;
+}
+
+/// Inputs and targets (B, T) of one micro-batch.
+struct MicroBatchTokens {
+  std::vector<int32_t> in, tg;
+};
+
+/// The B rows from `first_row` of tokens (rows, T+1): inputs are [.., 0:T], targets [.., 1:T+1].
+inline MicroBatchTokens micro_batch_tokens(const std::vector<int32_t>& tokens, int64_t first_row, int64_t B,
+                                           int64_t T) {
+  MicroBatchTokens mb{std::vector<int32_t>(B * T), std::vector<int32_t>(B * T)};
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t t = 0; t < T; ++t) {
+      mb.in[b * T + t] = tokens[(first_row + b) * (T + 1) + t];
+      mb.tg[b * T + t] = tokens[(first_row + b) * (T + 1) + t + 1];
+    }
+  }
+  return mb;
+}
+
 /// tokens (M, B, T+1): micro-batch m's inputs are [.., 0:T], targets [.., 1:T+1].
 inline RunResult run_model(const meshplan::ModelSpec& m, const Split& split, int64_t B, int64_t T,
                            int M, const std::vector<int32_t>& tokens, uint64_t seed = 7) {
   using namespace meshplan::exec;
-  std::vector<int> chunks = split.layers_per_chunk;
-  if (chunks.empty()) chunks.push_back(static_cast<int>(m.num_layers));
   RunResult result;
   result.losses.assign(M, 0.0f);
   std::mutex mu;
   run_local_ranks(split.tp, [&](int rank, Communicator& comm) {
     auto be = make_cpu_backend(split.cpu);
     std::vector<std::unique_ptr<ModelChunk>> model;
-    int first = 0;
-    for (size_t c = 0; c < chunks.size(); ++c) {
-      ChunkSpec s;
-      s.model = m;
-      s.first_layer = first;
-      s.num_layers = chunks[c];
-      s.has_embedding = c == 0;
-      s.has_head = c + 1 == chunks.size();
-      s.micro_batch_size = B;
-      s.seq_len = T;
-      s.recompute = split.recompute;
-      s.seed = seed;
-      first += chunks[c];
+    for (const ChunkSpec& s : chunk_specs(m, split.layers_per_chunk, B, T, split.recompute, seed))
       model.push_back(std::make_unique<ModelChunk>(*be, s, TpContext{rank, split.tp, &comm, split.sp}));
-    }
     std::vector<float> losses(M);
     for (int mb = 0; mb < M; ++mb) {  // GPipe order: all forwards, then all backwards
-      std::vector<int32_t> in(B * T), tg(B * T);
-      for (int64_t b = 0; b < B; ++b) {
-        for (int64_t t = 0; t < T; ++t) {
-          in[b * T + t] = tokens[(mb * B + b) * (T + 1) + t];
-          tg[b * T + t] = tokens[(mb * B + b) * (T + 1) + t + 1];
-        }
-      }
+      const MicroBatchTokens tok = micro_batch_tokens(tokens, int64_t{mb} * B, B, T);
       const float* act = nullptr;
-      for (auto& chunk : model) act = chunk->forward(mb, MicroBatchInput{in.data(), tg.data(), act});
+      for (auto& chunk : model) act = chunk->forward(mb, MicroBatchInput{tok.in.data(), tok.tg.data(), act});
       losses[mb] = model.back()->loss(mb);
     }
     for (int mb = M - 1; mb >= 0; --mb) {

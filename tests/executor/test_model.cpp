@@ -141,25 +141,13 @@ TEST_CASE("micro-batches in flight in any order give the same gradients", "[exec
   auto be = make_cpu_backend();
   const ModelSpec m = tiny_llama();
   std::vector<std::unique_ptr<ModelChunk>> chunks;
-  for (int c = 0; c < 2; ++c) {
-    ChunkSpec s;
-    s.model = m;
-    s.first_layer = c;
-    s.num_layers = 1;
-    s.has_embedding = c == 0;
-    s.has_head = c == 1;
-    s.micro_batch_size = kB;
-    s.seq_len = kT;
-    s.seed = 7;
+  for (const ChunkSpec& s : chunk_specs(m, {1, 1}, kB, kT, Recompute::None, 7))
     chunks.push_back(std::make_unique<ModelChunk>(*be, s, TpContext{}));
-  }
   std::vector<std::vector<int32_t>> in(kM), tg(kM);
   for (int mb = 0; mb < kM; ++mb) {
-    for (int64_t i = 0; i < kB * kT; ++i) {
-      const int64_t b = i / kT, t = i % kT;
-      in[mb].push_back(tokens()[(mb * kB + b) * (kT + 1) + t]);
-      tg[mb].push_back(tokens()[(mb * kB + b) * (kT + 1) + t + 1]);
-    }
+    MicroBatchTokens tok = micro_batch_tokens(tokens(), int64_t{mb} * kB, kB, kT);
+    in[mb] = std::move(tok.in);
+    tg[mb] = std::move(tok.tg);
   }
   // 1F1B-like on two stages: F0 F1 on stage 0, stage 1 runs F0 B0, then F1 B1; releases early.
   std::vector<const float*> acts(kM);

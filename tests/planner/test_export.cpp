@@ -3,59 +3,23 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <regex>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <sstream>
 
 #include "planner/export.h"
 #include "planner/search.h"
+#include "planner_test_util.h"
 #include "skip.h"
 #include "test_search_fixtures.h"
 
 using namespace meshplan;
+using planner_test::check_golden;
+using planner_test::config;
+using planner_test::llama70b;
 using planner_test::problem;
+using planner_test::run;
+using planner_test::temp_file;
 
 namespace {
-
-const std::string kGolden = std::string(MESHPLAN_GOLDEN_DIR) + "/planner/";
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void check_golden(const std::string& name, const std::string& text) {
-  const std::string path = kGolden + name;
-  if (const char* u = std::getenv("MESHPLAN_UPDATE_GOLDEN"); u && std::string(u) == "1") {
-    std::ofstream(path, std::ios::binary) << text;
-  }
-  INFO("golden " << path << " (MESHPLAN_UPDATE_GOLDEN=1 rewrites it)");
-  CHECK(read_file(path) == text);
-}
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string path = "/tmp/meshplan_test_export_" + std::to_string(getpid()) + "_" + name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
-// Runs `cmd`, returns its stdout; `rc` gets the exit status.
-std::string run(const std::string& cmd, int& rc) {
-  std::string out;
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const int status = pclose(f);
-  rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
 
 int64_t json_int(const std::string& json, const std::string& key) {
   std::smatch m;
@@ -66,22 +30,14 @@ int64_t json_int(const std::string& json, const std::string& key) {
 
 // 70B on 128 A100s: tp 8, pp 4 (interleaved, v = 5), dp 4, ZeRO-1, selective recompute with SP.
 ParallelConfig llama70b_config() {
-  ParallelConfig c;
-  c.tp = 8; c.pp = 4; c.dp = 4; c.zero_stage = 1;
-  c.micro_batch_size = 1; c.num_micro_batches = 256;
-  c.recompute = Recompute::Selective; c.sequence_parallel = true;
-  c.schedule = ScheduleKind::Interleaved; c.virtual_stages = 5; c.dp_overlap = true;
-  return c;
+  return config(8, 4, 4, 1, 1, 256, Recompute::Selective, true, ScheduleKind::Interleaved, 5);
 }
 
 // GPT-3 175B on 96 GPUs (fp16): tp 4, pp 3 (1F1B, 96 layers), dp 8, ZeRO-1, full recompute, mb 2:
 // what both Megatron-LM and DeepSpeed's pipeline engine run (neither runs GPipe or ZeRO-3 with PP).
 ParallelConfig gpt3_config() {
-  ParallelConfig c;
-  c.tp = 4; c.pp = 3; c.dp = 8; c.zero_stage = 1;
-  c.micro_batch_size = 2; c.num_micro_batches = 16;
-  c.recompute = Recompute::Full; c.sequence_parallel = false;
-  c.schedule = ScheduleKind::OneFOneB; c.virtual_stages = 1; c.dp_overlap = false;
+  ParallelConfig c = config(4, 3, 8, 1, 2, 16, Recompute::Full, false);
+  c.dp_overlap = false;
   return c;
 }
 
@@ -94,18 +50,17 @@ Problem gpt3_problem() {
 }  // namespace
 
 TEST_CASE("the exported configurations are valid for their problems") {
-  CHECK(validate_config(problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096), llama70b_config(), "t").empty());
+  CHECK(validate_config(llama70b(), llama70b_config(), "t").empty());
   CHECK(validate_config(gpt3_problem(), gpt3_config(), "t").empty());
 }
 
+// megatron_llama-2-70b.sh is checked through --export megatron's own path (test_framework_export.cpp).
 TEST_CASE("megatron export: golden text") {
-  check_golden("megatron_llama-2-70b.sh",
-               megatron_args(problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096), llama70b_config()));
-  check_golden("megatron_gpt3-175b.sh", megatron_args(gpt3_problem(), gpt3_config()));
+  check_golden("planner/megatron_gpt3-175b.sh", megatron_args(gpt3_problem(), gpt3_config()));
 }
 
 TEST_CASE("megatron export: a bash array with the parallel sizes and batch") {
-  const Problem p = problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096);
+  const Problem p = llama70b();
   const std::string path = temp_file("megatron.sh", megatron_args(p, llama70b_config()));
   int rc = 0;
   const std::string args = run("bash -c 'source " + path + " && printf \"%s\\n\" \"${MEGATRON_ARGS[@]}\"'", rc);
@@ -124,10 +79,10 @@ TEST_CASE("megatron export: a bash array with the parallel sizes and batch") {
 }
 
 TEST_CASE("deepspeed export: golden text") {
-  check_golden("deepspeed_llama-2-70b.json",
-               deepspeed_config_json(problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096),
+  check_golden("planner/deepspeed_llama-2-70b.json",
+               deepspeed_config_json(llama70b(),
                                      llama70b_config()));
-  check_golden("deepspeed_gpt3-175b.json", deepspeed_config_json(gpt3_problem(), gpt3_config()));
+  check_golden("planner/deepspeed_gpt3-175b.json", deepspeed_config_json(gpt3_problem(), gpt3_config()));
 }
 
 TEST_CASE("deepspeed export: batch arithmetic train_batch = micro x accumulation x dp") {

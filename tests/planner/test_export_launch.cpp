@@ -3,40 +3,23 @@
 // Set MESHPLAN_UPDATE_GOLDEN=1 to rewrite the golden files after an intended change.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "planner/export.h"
 #include "planner/export_launch.h"
+#include "planner_test_util.h"
 #include "test_search_fixtures.h"
 
 using namespace meshplan;
+using planner_test::check_golden;
+using planner_test::config;
+using planner_test::llama70b;
 using planner_test::problem;
 
 namespace {
-
-const std::string kGolden = std::string(MESHPLAN_GOLDEN_DIR) + "/launch/";
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void check_golden(const std::string& name, const std::string& text) {
-  const std::string path = kGolden + name;
-  if (const char* u = std::getenv("MESHPLAN_UPDATE_GOLDEN"); u && std::string(u) == "1")
-    std::ofstream(path, std::ios::binary) << text;
-  INFO("golden " << path << " (MESHPLAN_UPDATE_GOLDEN=1 rewrites it)");
-  CHECK(read_text(path) == text);
-}
 
 // A scratch directory for one test case.
 std::string scratch(const std::string& name) {
@@ -52,28 +35,10 @@ std::string write(const std::string& path, const std::string& text) {
 }
 
 // Runs `cmd` (stdout+stderr); `rc` gets the exit status.
-std::string run(const std::string& cmd, int& rc) {
-  std::string out;
-  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(f != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const int status = pclose(f);
-  rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+std::string run(const std::string& cmd, int& rc) { return planner_test::run(cmd + " 2>&1", rc); }
 
 // 70B on 128 A100s (16 nodes x 8): tp 8, pp 4, dp 4, ZeRO-1, selective recompute.
-Problem llama70b() { return problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096); }
-ParallelConfig llama70b_config() {
-  ParallelConfig c;
-  c.tp = 8; c.pp = 4; c.dp = 4; c.zero_stage = 1;
-  c.micro_batch_size = 1; c.num_micro_batches = 256;
-  c.recompute = Recompute::Selective; c.sequence_parallel = true;
-  c.schedule = ScheduleKind::OneFOneB; c.dp_overlap = true;
-  return c;
-}
+ParallelConfig llama70b_config() { return config(8, 4, 4, 1, 1, 256, Recompute::Selective, true); }
 
 // A framework target independent of the Megatron export's text (that has its own goldens).
 LaunchTarget test_target() {
@@ -112,10 +77,10 @@ TEST_CASE("launch exports: golden text") {
   const Problem p = llama70b();
   const ParallelConfig c = llama70b_config();
   const LaunchShape s = launch_shape(p);
-  check_golden("slurm_llama-2-70b.sh", slurm_torchrun_script(p, c, test_target(), s));
-  check_golden("torchrun_llama-2-70b.sh", torchrun_script(p, c, test_target(), s));
-  check_golden("mpirun_llama-2-70b.sh", mpirun_meshplan_script(p, c, s));
-  check_golden("srun_llama-2-70b.sh", srun_meshplan_script(p, c, s));
+  check_golden("launch/slurm_llama-2-70b.sh", slurm_torchrun_script(p, c, test_target(), s));
+  check_golden("launch/torchrun_llama-2-70b.sh", torchrun_script(p, c, test_target(), s));
+  check_golden("launch/mpirun_llama-2-70b.sh", mpirun_meshplan_script(p, c, s));
+  check_golden("launch/srun_llama-2-70b.sh", srun_meshplan_script(p, c, s));
 }
 
 TEST_CASE("launch exports: every script passes bash -n, with the Megatron target too") {

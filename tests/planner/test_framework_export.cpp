@@ -5,72 +5,26 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/framework.h"
 #include "planner/export.h"
 #include "planner/export_frameworks.h"
 #include "planner/search.h"
+#include "planner_test_util.h"
 #include "skip.h"
 #include "test_search_fixtures.h"
 
 using namespace meshplan;
+using planner_test::check_golden;
+using planner_test::config;
+using planner_test::llama70b;
+using planner_test::on;
 using planner_test::problem;
+using planner_test::run;
+using planner_test::temp_file;
 
 namespace {
-
-const std::string kGolden = std::string(MESHPLAN_GOLDEN_DIR) + "/planner/";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void check_golden(const std::string& name, const std::string& text) {
-  const std::string path = kGolden + name;
-  if (const char* u = std::getenv("MESHPLAN_UPDATE_GOLDEN"); u && std::string(u) == "1")
-    std::ofstream(path, std::ios::binary) << text;
-  INFO("golden " << path << " (MESHPLAN_UPDATE_GOLDEN=1 rewrites it)");
-  CHECK(slurp(path) == text);
-}
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string path = "/tmp/meshplan_test_fwexport_" + std::to_string(getpid()) + "_" + name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
-std::string run(const std::string& cmd, int& rc) {
-  std::string out;
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const int status = pclose(f);
-  rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
-Problem on(Problem p, Framework f) {
-  p.job.framework = f;
-  p.job.convention = framework_spec(f).convention;
-  return p;
-}
-
-ParallelConfig config(int tp, int pp, int dp, int zero, int64_t mb, int64_t M, Recompute r, bool sp,
-                      ScheduleKind s = ScheduleKind::OneFOneB, int v = 1) {
-  ParallelConfig c;
-  c.tp = tp; c.pp = pp; c.dp = dp; c.zero_stage = zero; c.micro_batch_size = mb;
-  c.num_micro_batches = M; c.recompute = r; c.sequence_parallel = sp; c.schedule = s;
-  c.virtual_stages = v;
-  return c;
-}
 
 std::string exported(const std::string& kind, const Problem& p, const ParallelConfig& c) {
   auto e = export_for_framework(kind, p, c);
@@ -79,25 +33,24 @@ std::string exported(const std::string& kind, const Problem& p, const ParallelCo
   return e->text;
 }
 
-Problem llama70b() { return problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096); }
-
 }  // namespace
 
 TEST_CASE("framework exports: golden files") {
   const Problem p = llama70b();
-  check_golden("fw_megatron_llama-2-70b_tp2pp4.sh",
+  // The same file as test_export.cpp's megatron_args golden: --export megatron adds checks, not text.
+  check_golden("planner/megatron_llama-2-70b.sh",
                exported("megatron", on(p, Framework::Megatron),
-                        config(2, 4, 16, 1, 1, 64, Recompute::Selective, true)));
-  check_golden("fw_deepspeed_llama-2-70b_pp4.json",
+                        config(8, 4, 4, 1, 1, 256, Recompute::Selective, true, ScheduleKind::Interleaved, 5)));
+  check_golden("planner/fw_deepspeed_llama-2-70b_pp4.json",
                exported("deepspeed", on(p, Framework::DeepSpeed),
                         config(2, 4, 16, 1, 1, 64, Recompute::Full, false)));
-  check_golden("fw_torchtitan_llama-2-70b.toml",
+  check_golden("planner/fw_torchtitan_llama-2-70b.toml",
                exported("torchtitan", on(p, Framework::Torchtitan),
                         config(8, 4, 4, 3, 1, 256, Recompute::Selective, true, ScheduleKind::Interleaved, 2)));
-  check_golden("fw_fsdp_llama-2-7b.toml",
+  check_golden("planner/fw_fsdp_llama-2-7b.toml",
                exported("fsdp", on(problem("llama-2-7b", "a100-80gb-sxm", 64, 512, 4096), Framework::Fsdp),
                         config(1, 1, 64, 3, 2, 4, Recompute::Full, false)));
-  check_golden("fw_nemo_llama-2-70b.yaml",
+  check_golden("planner/fw_nemo_llama-2-70b.yaml",
                exported("nemo", on(p, Framework::Nemo),
                         config(8, 4, 4, 1, 1, 256, Recompute::Full, true, ScheduleKind::Interleaved, 5)));
 }

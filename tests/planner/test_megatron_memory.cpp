@@ -36,18 +36,11 @@ struct Case {
 };
 
 ParallelConfig megatron_config(int tp, int pp, int dp, int zero, int64_t mb, int64_t M, Recompute r, int v) {
-  ParallelConfig c;
-  c.tp = tp; c.pp = pp; c.dp = dp; c.zero_stage = zero; c.micro_batch_size = mb;
-  c.num_micro_batches = M; c.recompute = r; c.sequence_parallel = true;
-  c.schedule = ScheduleKind::Interleaved; c.virtual_stages = v;
-  return c;
+  return planner_test::config(tp, pp, dp, zero, mb, M, r, true, ScheduleKind::Interleaved, v);
 }
 
 Problem megatron_problem(const char* model, int64_t gpus, int64_t batch, int64_t seq) {
-  Problem p = problem(model, "a100-80gb-sxm", gpus, batch, seq);
-  p.job.framework = Framework::Megatron;
-  p.job.convention = framework_spec(Framework::Megatron).convention;
-  return p;
+  return planner_test::on(problem(model, "a100-80gb-sxm", gpus, batch, seq), Framework::Megatron);
 }
 
 std::vector<Case> cases() {

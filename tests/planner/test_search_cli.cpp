@@ -1,46 +1,20 @@
 // `meshplan plan` end to end: outputs parse and are deterministic, exports are valid, impossible
-// problems print one line and exit 2.
+// problems print one line and exit 2; --ep/--etp on a dense model is refused (plan and estimate).
 #include <catch2/catch.hpp>
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 
+#include "planner_test_util.h"
 #include "skip.h"
 
+using planner_test::CliResult;
+using planner_test::require_one_line_exit_2;
+using planner_test::sh;
+using planner_test::slurp;
+
 namespace {
-
-struct CliResult {
-  int rc = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string tmp(const std::string& name) {
-  return "/tmp/meshplan_test_plan_cli_" + std::to_string(getpid()) + "_" + name;
-}
-
-CliResult sh(const std::string& cmd) {
-  const std::string out = tmp("stdout"), err = tmp("stderr");
-  const int status = std::system((cmd + " >" + out + " 2>" + err).c_str());
-  CliResult r;
-  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::remove(out.c_str());
-  std::remove(err.c_str());
-  return r;
-}
 
 const std::string kModels = std::string(MESHPLAN_SOURCE_DIR) + "/examples/models/";
 
@@ -49,13 +23,17 @@ CliResult plan(const std::string& model, const std::string& args) {
             ".yaml --hardware a100-80gb-sxm " + args);
 }
 
-void require_one_line_exit_2(const CliResult& r) {
-  INFO("stderr: " << r.err << "stdout: " << r.out);
-  CHECK(r.rc == 2);
-  CHECK(r.out.empty());
-  REQUIRE(!r.err.empty());
-  CHECK(r.err.find('\n') == r.err.size() - 1);  // exactly one line
-  CHECK(r.err.rfind("meshplan: ", 0) == 0);
+// `meshplan <args>` for llama-2-7b (dense) on 8 H100s, global batch 8.
+CliResult dense_7b(const std::string& args) {
+  return sh(std::string(MESHPLAN_BIN) + " " + args + " --model " + kModels +
+            "llama-2-7b.yaml --hardware h100-80gb-sxm --gpus 8 --global-batch 8");
+}
+
+// One line, exit 2, naming the expert flag and the dense model.
+void require_dense_refusal(const CliResult& r, const std::string& flag) {
+  require_one_line_exit_2(r);
+  CHECK(r.err.find(flag) != std::string::npos);
+  CHECK(r.err.find("is dense") != std::string::npos);
 }
 
 std::string python() {
@@ -100,7 +78,7 @@ TEST_CASE("cli plan: impossible problems give one line and exit 2") {
 TEST_CASE("cli plan: table with breakdowns plus --explain and --pareto") {
   const CliResult r = plan("llama-2-7b", "--gpus 8 --global-batch 64 --seq 4096 --explain --pareto");
   INFO(r.err);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.exit_code == 0);
   for (const char* s : {"meshplan plan: llama-2-7b", "bottleneck", "pp_bubble", "explain:",
                         "tp-divides-heads", "memory", "winner vs runner-up", "Pareto front"})
     CHECK(r.out.find(s) != std::string::npos);
@@ -108,12 +86,12 @@ TEST_CASE("cli plan: table with breakdowns plus --explain and --pareto") {
 
 TEST_CASE("cli plan: JSON is the plan file that parses and is byte-identical run to run") {
   const std::string py = python();
-  const std::string file = tmp("plan.json");
+  const std::string file = planner_test::tmp_path("plan.json");
   const std::string args = "--gpus 16 --global-batch 128 --seq 4096 --top 3 --format json --pareto";
   const CliResult a = plan("llama-2-13b", args + " --output " + file);
   const CliResult b = plan("llama-2-13b", args);
   INFO(a.err);
-  REQUIRE(a.rc == 0);
+  REQUIRE(a.exit_code == 0);
   CHECK(a.out == b.out);
   CHECK(slurp(file) == a.out);
   const CliResult check = sh(py + " -c 'import json,sys; p=json.load(open(sys.argv[1])); "
@@ -129,13 +107,13 @@ TEST_CASE("cli plan: JSON is the plan file that parses and is byte-identical run
   // The plan file feeds the other commands.
   const CliResult est = sh(std::string(MESHPLAN_BIN) + " estimate --plan " + file + " --candidate 2");
   INFO(est.err);
-  CHECK(est.rc == 0);
+  CHECK(est.exit_code == 0);
   std::remove(file.c_str());
 }
 
 TEST_CASE("cli plan: YAML output") {
   const CliResult r = plan("llama-2-7b", "--gpus 8 --global-batch 64 --seq 4096 --top 2 --format yaml");
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("schema: meshplan.plan/1") != std::string::npos);
   CHECK(r.out.find("candidates:") != std::string::npos);
 }
@@ -144,8 +122,8 @@ TEST_CASE("cli plan: --export deepspeed parses and its batch arithmetic holds") 
   const std::string py = python();
   const CliResult r = plan("llama-2-70b", "--gpus 128 --global-batch 1024 --seq 4096 --export deepspeed");
   INFO(r.err);
-  REQUIRE(r.rc == 0);
-  const std::string file = tmp("ds_config.json");
+  REQUIRE(r.exit_code == 0);
+  const std::string file = planner_test::tmp_path("ds_config.json");
   std::ofstream(file) << r.out;
   const CliResult check = sh(py + " -c 'import json,sys; c=json.load(open(sys.argv[1])); "
                                   "b=c[\"train_batch_size\"]; "
@@ -153,25 +131,25 @@ TEST_CASE("cli plan: --export deepspeed parses and its batch arithmetic holds") 
                                   "print(b, b % m, 128 % (b // m))' " + file);
   std::remove(file.c_str());
   INFO(check.err);
-  REQUIRE(check.rc == 0);
+  REQUIRE(check.exit_code == 0);
   CHECK(check.out == "1024 0 0\n");  // dp = 1024 / (micro x accumulation) divides the 128 GPUs
 }
 
 TEST_CASE("cli plan: --export megatron is a sourceable bash array") {
   const CliResult r = plan("llama-2-70b", "--gpus 128 --global-batch 1024 --seq 4096 --export megatron");
-  REQUIRE(r.rc == 0);
-  const std::string file = tmp("megatron.sh");
+  REQUIRE(r.exit_code == 0);
+  const std::string file = planner_test::tmp_path("megatron.sh");
   std::ofstream(file) << r.out;
   const CliResult check = sh("bash -c 'source " + file + " && echo ${#MEGATRON_ARGS[@]}'");
   std::remove(file.c_str());
-  CHECK(check.rc == 0);
+  CHECK(check.exit_code == 0);
   CHECK(std::stoi(check.out) > 10);
   CHECK(r.out.find("--global-batch-size 1024") != std::string::npos);
 }
 
 TEST_CASE("cli plan: --framework rules, table and refusals") {
   const CliResult t = plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --top 3");
-  REQUIRE(t.rc == 0);
+  REQUIRE(t.exit_code == 0);
   CHECK(t.out.find("framework megatron") != std::string::npos);
   CHECK(t.out.find("18 B/param") != std::string::npos);
   CHECK(t.out.find("zb-h1") == std::string::npos);
@@ -185,7 +163,7 @@ TEST_CASE("cli plan: --framework rules, table and refusals") {
       plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --bytes-per-param default"));
   // JSON job carries the framework and its bytes per parameter.
   const CliResult j = plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --format json --top 1");
-  REQUIRE(j.rc == 0);
+  REQUIRE(j.exit_code == 0);
   CHECK(j.out.find("\"framework\": \"megatron\"") != std::string::npos);
   CHECK(j.out.find("\"gradients\": 4") != std::string::npos);
 }
@@ -194,7 +172,7 @@ TEST_CASE("cli plan: every framework export runs end to end") {
   for (const char* kind : {"megatron", "deepspeed", "fsdp", "torchtitan", "nemo"}) {
     INFO(kind);
     const CliResult r = plan("llama-2-7b", std::string("--gpus 8 --global-batch 64 --export ") + kind);
-    CHECK(r.rc == 0);
+    CHECK(r.exit_code == 0);
     CHECK_FALSE(r.out.empty());
   }
 }
@@ -205,10 +183,23 @@ TEST_CASE("cli estimate/simulate: --framework refuses what it cannot run, carrie
   require_one_line_exit_2(sh(base + " --framework megatron --schedule zb-h1"));
   require_one_line_exit_2(sh(base + " --framework deepspeed --zero 2"));
   const CliResult ok = sh(base + " --framework megatron --zero 1 --format json");
-  REQUIRE(ok.rc == 0);
+  REQUIRE(ok.exit_code == 0);
   CHECK(ok.out.find("\"framework\": \"megatron\"") != std::string::npos);
   CHECK(ok.out.find("\"total\": 18") != std::string::npos);
   const std::string sim = std::string(MESHPLAN_BIN) + " simulate --model " + kModels +
                           "llama-2-7b.yaml --hardware a100-80gb-sxm --gpus 8 --global-batch 64 --tp 2 --pp 2";
   require_one_line_exit_2(sh(sim + " --framework torchtitan --zero 1"));
+}
+
+// ep=etp=1 on a dense model leaves the JSON without expert keys (dense outputs byte-identical to
+// before issue 11).
+TEST_CASE("cli: --ep/--etp need a mixture-of-experts model") {
+  require_dense_refusal(dense_7b("plan --ep 2"), "--ep");
+  require_dense_refusal(dense_7b("plan --etp 2"), "--etp");
+  require_dense_refusal(dense_7b("estimate --ep 2"), "--ep");
+  require_dense_refusal(dense_7b("estimate --etp 2 --tp 2 --sequence-parallel"), "--etp");
+  const CliResult ok = dense_7b("estimate --ep 1 --etp 1 --format json");
+  REQUIRE(ok.exit_code == 0);
+  CHECK(ok.out.find("\"ep\"") == std::string::npos);
+  CHECK(ok.out.find("\"etp\"") == std::string::npos);
 }
