@@ -30,6 +30,11 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
   sub->add_option("--grad-compression", o.grad_compression,
                   "Compressed DP gradient reduction: none, powersgd:RANK, onebit-adam, onebit-lamb, topk:FRACTION "
                   "(default none; ZeRO 0 only)");
+  sub->add_option("--ac-policy", o.ac_policy,
+                  "How --recompute is carried out: megatron (selective = attention core, full = every layer), "
+                  "torchtitan-op (selective = torchtitan's op-level SAC: every other matmul, SDPA and "
+                  "reduce-scatter outputs saved, the rest recomputed), every-N-layers (full = torchtitan's "
+                  "layer SAC: every N-th layer checkpointed whole, the others keep everything) (default megatron)");
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -50,6 +55,13 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
       return make_error(kCmd, "--fp8", o.fp8, "unknown FP8 recipe", "use none, delayed, current, blockwise or mxfp8");
     job.fp8 = *r;
   }
+  if (!only_given || given(o.app, "--ac-policy")) {
+    auto a = parse_ac_policy(o.ac_policy);
+    if (!a)
+      return make_error(kCmd, "--ac-policy", o.ac_policy, "unknown activation-checkpoint policy",
+                        "use megatron, torchtitan-op or every-N-layers (e.g. every-2-layers)");
+    job.ac_policy = *a;
+  }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
   return true;
@@ -65,6 +77,7 @@ void add_config_features(ojson& config, const ParallelConfig& c) {
 void add_job_features(ojson& j, const Job& job) {
   if (job.cp_comm != CpComm::P2p) j["cp_comm"] = to_string(job.cp_comm);
   if (job.fp8 != Fp8Recipe::None) j["fp8"] = to_string(job.fp8);
+  if (job.ac_policy != AcPolicy{}) j["ac_policy"] = to_string(job.ac_policy);
   if (job.compression != GradCompression::None) {
     j["grad_compression"] = grad_compression_text(job);
   }
@@ -100,9 +113,9 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     out = j[key].get<std::string>();
     return true;
   };
-  std::string cp_comm = "p2p", fp8 = "none", gc = "none";
+  std::string cp_comm = "p2p", fp8 = "none", gc = "none", acp = "megatron";
   for (auto [key, out] : {std::pair<const char*, std::string*>{"cp_comm", &cp_comm}, {"fp8", &fp8},
-                          {"grad_compression", &gc}})
+                          {"grad_compression", &gc}, {"ac_policy", &acp}})
     if (auto r = text(key, *out); !r) return r.error();
   auto c = parse_cp_comm(cp_comm);
   if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather or a2a");
@@ -110,6 +123,10 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
   auto f = parse_fp8_recipe(fp8);
   if (!f) return make_error(file, at + ".fp8", fp8, "unknown FP8 recipe", "none, delayed, current, blockwise or mxfp8");
   job.fp8 = *f;
+  auto a = parse_ac_policy(acp);
+  if (!a) return make_error(file, at + ".ac_policy", acp, "unknown activation-checkpoint policy",
+                            "megatron, torchtitan-op or every-N-layers");
+  job.ac_policy = *a;
   return parse_grad_compression(gc, file, at + ".grad_compression", job);
 }
 

@@ -17,10 +17,11 @@ struct FeatureOptions {
   std::string cp_comm = "p2p";           // --cp-comm p2p|all_gather|a2a
   std::string fp8 = "none";              // --fp8 none|delayed|current|blockwise|mxfp8
   std::string grad_compression = "none"; // --grad-compression none|powersgd:R|onebit-adam|onebit-lamb|topk:F
+  std::string ac_policy = "megatron";    // --ac-policy megatron|torchtitan-op|every-N-layers
   CLI::App* app = nullptr;
 };
 
-/// Adds --cp-comm, --fp8 and --grad-compression (job-level flags).
+/// Adds --cp-comm, --fp8, --grad-compression and --ac-policy (job-level flags).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
 void add_cp_option(CLI::App* sub, int& cp);
