@@ -75,3 +75,12 @@ TEST_CASE("bad --ac-policy values are one line and exit 2") {
     CHECK(r.out.empty());
   }
 }
+
+TEST_CASE("plan --export torchtitan writes selective_ac_option N for every-N-layers") {
+  CliResult r = run_cli("plan --model " + kModel + " --hardware h100-80gb-sxm --gpus 8 --global-batch 16 --seq 8192 "
+                        "--framework torchtitan --recompute full --ac-policy every-2-layers --export torchtitan");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("mode = \"selective\"") != std::string::npos);
+  CHECK(r.out.find("selective_ac_option = \"2\"") != std::string::npos);
+}
