@@ -34,7 +34,8 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                   "How --recompute is carried out: megatron (selective = attention core, full = every layer), "
                   "torchtitan-op (selective = torchtitan's op-level SAC: every other matmul, SDPA and "
                   "reduce-scatter outputs saved, the rest recomputed), every-N-layers (full = torchtitan's "
-                  "layer SAC: every N-th layer checkpointed whole, the others keep everything) (default megatron)");
+                  "layer SAC: every N-th layer checkpointed whole, the others keep everything); the torchtitan ones need "
+                  "--framework torchtitan (default megatron)");
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -61,6 +62,11 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
       return make_error(kCmd, "--ac-policy", o.ac_policy, "unknown activation-checkpoint policy",
                         "use megatron, torchtitan-op or every-N-layers (e.g. every-2-layers)");
     job.ac_policy = *a;
+    // Both policies are torchtitan's rules: another framework (meshplan's executor included) would
+    // not run what is costed.
+    if (job.ac_policy.kind != AcPolicyKind::Megatron && job.framework != Framework::Torchtitan)
+      return make_error(kCmd, "--ac-policy", o.ac_policy, "is torchtitan's activation checkpointing",
+                        "add --framework torchtitan, or use --ac-policy megatron");
   }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();

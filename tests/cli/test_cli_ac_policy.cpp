@@ -12,7 +12,7 @@ const std::string kModel = source_path("examples/models/llama-3-8b.yaml");
 
 std::string est(const std::string& rest) {
   return "estimate --model " + kModel + " --hardware h100-80gb-sxm --gpus 8 --global-batch 16 --seq 8192 --zero 3 "
-         "--micro-batch 2 " + rest;
+         "--micro-batch 2 --framework torchtitan " + rest;
 }
 
 double number(const std::string& json, const std::string& key) {
@@ -63,7 +63,9 @@ TEST_CASE("estimate --ac-policy every-2-layers lies between no recompute and ful
 }
 
 TEST_CASE("bad --ac-policy values are one line and exit 2") {
-  for (const std::string& args : {est("--ac-policy every-0-layers"), est("--ac-policy op"),
+  const std::string meshplan_fw = "estimate --model " + kModel + " --hardware h100-80gb-sxm --gpus 8 --global-batch 16 "
+                                  "--seq 8192 --zero 3 --micro-batch 2 --recompute selective --ac-policy torchtitan-op";
+  for (const std::string& args : {est("--ac-policy every-0-layers"), est("--ac-policy op"), meshplan_fw,
                                   est("--recompute selective --ac-policy torchtitan-op --attention materialized")}) {
     INFO("meshplan " << args);
     CliResult r = run_cli(args);
