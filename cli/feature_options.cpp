@@ -1,4 +1,4 @@
-// --cp, --cp-comm, --fp8, --grad-compression, --attention-kernel: flags, report JSON and plan-file reading.
+// --cp, --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy: flags, report JSON and plan-file reading.
 #include "cli/feature_options.h"
 
 #include "cli/feature_report.h"
@@ -38,6 +38,12 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                                  "Engine on Hopper) (default: the framework's: cudnn for megatron and nemo, else "
                                  "flash2)"),
                  {"flash2", "flash1", "triton", "cudnn"});
+  sub->add_option("--ac-policy", o.ac_policy,
+                  "How --recompute is carried out: megatron (selective = attention core, full = every layer), "
+                  "torchtitan-op (selective = torchtitan's op-level SAC: every other matmul, SDPA and "
+                  "reduce-scatter outputs saved, the rest recomputed), every-N-layers (full = torchtitan's "
+                  "layer SAC: every N-th layer checkpointed whole, the others keep everything); the torchtitan ones need "
+                  "--framework torchtitan (default megatron)");
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -66,6 +72,18 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
                         "use flash2, flash1, triton or cudnn");
     job.knobs.fused_kernel = *k;
   }
+  if (!only_given || given(o.app, "--ac-policy")) {
+    auto a = parse_ac_policy(o.ac_policy);
+    if (!a)
+      return make_error(kCmd, "--ac-policy", o.ac_policy, "unknown activation-checkpoint policy",
+                        "use megatron, torchtitan-op or every-N-layers (e.g. every-2-layers)");
+    job.ac_policy = *a;
+    // Both policies are torchtitan's rules: another framework (meshplan's executor included) would
+    // not run what is costed.
+    if (job.ac_policy.kind != AcPolicyKind::Megatron && job.framework != Framework::Torchtitan)
+      return make_error(kCmd, "--ac-policy", o.ac_policy, "is torchtitan's activation checkpointing",
+                        "add --framework torchtitan, or use --ac-policy megatron");
+  }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
   return true;
@@ -81,6 +99,7 @@ void add_config_features(ojson& config, const ParallelConfig& c) {
 void add_job_features(ojson& j, const Job& job) {
   if (job.cp_comm != CpComm::P2p) j["cp_comm"] = to_string(job.cp_comm);
   if (job.fp8 != Fp8Recipe::None) j["fp8"] = to_string(job.fp8);
+  if (job.ac_policy != AcPolicy{}) j["ac_policy"] = to_string(job.ac_policy);
   if (job.compression != GradCompression::None) {
     j["grad_compression"] = grad_compression_text(job);
   }
@@ -118,9 +137,9 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     out = j[key].get<std::string>();
     return true;
   };
-  std::string cp_comm = "p2p", fp8 = "none", gc = "none", kernel;
+  std::string cp_comm = "p2p", fp8 = "none", gc = "none", kernel, acp = "megatron";
   for (auto [key, out] : {std::pair<const char*, std::string*>{"cp_comm", &cp_comm}, {"fp8", &fp8},
-                          {"grad_compression", &gc}, {"attention_kernel", &kernel}})
+                          {"grad_compression", &gc}, {"attention_kernel", &kernel}, {"ac_policy", &acp}})
     if (auto r = text(key, *out); !r) return r.error();
   if (!kernel.empty()) {
     auto k = parse_fused_kernel(kernel);
@@ -133,6 +152,10 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
   auto f = parse_fp8_recipe(fp8);
   if (!f) return make_error(file, at + ".fp8", fp8, "unknown FP8 recipe", "none, delayed, current, blockwise or mxfp8");
   job.fp8 = *f;
+  auto a = parse_ac_policy(acp);
+  if (!a) return make_error(file, at + ".ac_policy", acp, "unknown activation-checkpoint policy",
+                            "megatron, torchtitan-op or every-N-layers");
+  job.ac_policy = *a;
   return parse_grad_compression(gc, file, at + ".grad_compression", job);
 }
 

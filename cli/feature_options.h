@@ -18,10 +18,11 @@ struct FeatureOptions {
   std::string fp8 = "none";              // --fp8 none|delayed|current|blockwise|mxfp8
   std::string grad_compression = "none"; // --grad-compression none|powersgd:R|onebit-adam|onebit-lamb|topk:F
   std::string attention_kernel;          // --attention-kernel flash2|flash1|triton|cudnn ("" = the framework's)
+  std::string ac_policy = "megatron";    // --ac-policy megatron|torchtitan-op|every-N-layers
   CLI::App* app = nullptr;
 };
 
-/// Adds --cp-comm, --fp8, --grad-compression and --attention-kernel (job-level flags).
+/// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel and --ac-policy (job-level flags).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
 void add_cp_option(CLI::App* sub, int& cp);

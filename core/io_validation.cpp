@@ -74,7 +74,9 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   if (use != "tuning" && use != "held-out") r.fail(path + ".use", use, "unknown use", "tuning or held-out");
   run.tuning = use == "tuning";
   run.fp8 = r.boolean(n, "fp8", path + ".fp8", defaults.fp8, "true|false");
-  run.ac_policy = r.text(n, "ac_policy", path + ".ac_policy", std::string(), "torchtitan-op");
+  const std::string acp = r.text(n, "ac_policy", path + ".ac_policy", std::string(), "torchtitan-op|every-N-layers");
+  if (auto a = parse_ac_policy(acp)) run.ac_policy = *a;
+  else r.fail(path + ".ac_policy", acp, "unknown activation-checkpoint policy", "megatron, torchtitan-op or every-N-layers");
   run.note = r.text(n, "note", path + ".note", std::string(), "");
   run.tp_comm_overlap = r.boolean(n, "tp_comm_overlap", path + ".tp_comm_overlap", false, "true|false");
   run.overlap_param_gather =

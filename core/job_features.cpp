@@ -150,6 +150,7 @@ void validate_features(const Problem& p, const ParallelConfig& c, const std::str
     e.push_back(make_error(w, "--fp8", to_string(p.job.fp8),
                            "hardware profile " + p.hardware.name + " lists no fp8 peak (no FP8 tensor cores)",
                            "drop --fp8, or use a Hopper/Blackwell profile such as h100-80gb-sxm"));
+  check_ac_policy(p, c, w, e);
   const std::string why = compression_zero_rule(p.job.compression, c.zero_stage);
   if (!why.empty())
     e.push_back(make_error(w, "--grad-compression", grad_compression_text(p.job), why, "use --zero 0"));

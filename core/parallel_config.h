@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ac_policy.h"
 #include "core/error.h"
 #include "core/framework_knobs.h"
 #include "core/hardware_profile.h"
@@ -86,6 +87,7 @@ struct Job {
   double moe_capacity_factor = 0.0;   // 0 = dropless (tokens never dropped); else capacity factor
   double moe_imbalance = 1.0;         // busiest expert's tokens / mean (1.0 = perfectly balanced)
   CpComm cp_comm = CpComm::P2p;       // added by issue 11 (CP): K/V exchange of context parallelism
+  AcPolicy ac_policy;                 // how selective/full recompute is carried out (core/ac_policy.h)
 };
 
 struct Problem {

@@ -38,7 +38,7 @@ struct ValidationRun {
   AttentionKind attention = AttentionKind::Fused;  // the run's attention kernel (set default, run override)
   std::string framework;        // megatron | deepspeed | fsdp | ... (informative; sets ZeRO-3 granularity)
   bool fp8 = false;             // FP8 linear GEMMs (Transformer Engine / torchao)
-  std::string ac_policy;        // "" = Korthikanti's selective recompute; others are skipped
+  AcPolicy ac_policy;           // `ac_policy:` how selective/full is carried out (core/ac_policy.h)
   bool tuning = false;          // `use: tuning`: a profile parameter was set on this run
   std::string note;             // assumptions made where the paper is silent
   bool tp_comm_overlap = false;       // Megatron --tp-comm-overlap (FrameworkKnobs::tp_comm_overlap)

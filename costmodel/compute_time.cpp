@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/ac_policy.h"
 #include "costmodel/activations.h"
 #include "costmodel/attention.h"
 #include "costmodel/collectives.h"
@@ -101,11 +102,11 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   c.backward_weight_s = qkv + out + up + down;
   c.qkv_dw_s = qkv;
   c.mlp_up_dw_s = up;
-  switch (cfg.recompute) {
-    case Recompute::None: c.recompute_s = 0.0; break;
-    case Recompute::Selective: c.recompute_s = core.forward_s; break;
-    case Recompute::Full: c.recompute_s = c.forward_s; break;
-  }
+  // none 0, selective the attention core, full the forward, torchtitan's policies (costmodel/ac_policy.h).
+  c.recompute_s = policy_recompute_s(
+      p, cfg, {c.forward_s, core.forward_s,
+               ew_outside + memory_bound_time_s(hw, unpad.forward) + memory_bound_time_s(hw, casts.forward_bytes),
+               linear_peak});
   add_expert_compute(p, cfg, c);  // MoE: routed experts on the busiest rank (costmodel/moe_cost.h)
   return c;
 }
@@ -120,7 +121,7 @@ LayerComm layer_tp_comm(const Problem& p, const ParallelConfig& cfg, const Layer
   const CpAttention a = cp_attention(p, cfg, job_peak_flops(p), activation_element_bytes(p.job.dtype));
   out.forward_s += a.forward_exposed_s;
   out.backward_s += a.backward_exposed_s;
-  if (cfg.recompute != Recompute::None) out.recompute_s += a.forward_exposed_s;
+  out.recompute_s += policy_cp_repeat_share(p, cfg) * a.forward_exposed_s;
   return out;
 }
 
@@ -137,10 +138,15 @@ static LayerComm tp_only_comm(const Problem& p, const ParallelConfig& cfg, const
     out.forward_s = 2.0 * ar;  // after the attention out-projection and after the MLP down-projection
     out.backward_s = std::max(0.0, ar - c.qkv_dw_s) + std::max(0.0, ar - c.mlp_up_dw_s);
     out.hidden_s = 2.0 * ar - out.backward_s;
+    out.recompute_s = policy_tp_recompute_s(p, cfg, out.forward_s, ar);  // costmodel/ac_policy.h
   } else {
     const double ag = all_gather_s(hw, g, bytes);
     const double rs = reduce_scatter_s(hw, g, bytes);
-    if (p.job.knobs.tp_comm_overlap) return overlapped_tp_comm(layer_gemm_times(p, cfg), ag, rs, cfg.recompute);
+    if (p.job.knobs.tp_comm_overlap) {
+      LayerComm o = overlapped_tp_comm(layer_gemm_times(p, cfg), ag, rs, cfg.recompute);
+      o.recompute_s = policy_tp_recompute_s(p, cfg, o.forward_s, ag);
+      return o;
+    }
     out.collective_s = ag + rs;
     out.forward_s = 2.0 * (ag + rs);
     // Exposed: the 2 all-gathers of the row-parallel outputs' gradients and the 2 re-gathers of
@@ -150,8 +156,8 @@ static LayerComm tp_only_comm(const Problem& p, const ParallelConfig& cfg, const
     // inputs' gradients behind their dW GEMMs.
     out.backward_s = 4.0 * ag + std::max(0.0, rs - c.qkv_dw_s) + std::max(0.0, rs - c.mlp_up_dw_s);
     out.hidden_s = 4.0 * ag + 2.0 * rs - out.backward_s;
+    out.recompute_s = policy_tp_recompute_s(p, cfg, out.forward_s, ag);
   }
-  if (cfg.recompute == Recompute::Full) out.recompute_s = out.forward_s;
   return out;
 }
 

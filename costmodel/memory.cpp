@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "costmodel/ac_policy.h"
 #include "costmodel/activations.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/fp8.h"
@@ -75,7 +76,7 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
   const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
                                                   cfg.num_micro_batches, stage);
   double bytes = in_flight * stage_layers(m, cfg, stage) * layer_activation_bytes_for(p, cfg);
-  bytes += recompute_working_bytes(m, b, s, t, sp, cfg.recompute, e, p.job.knobs.attention);
+  bytes += policy_working_bytes(p, cfg);  // costmodel/ac_policy.h
   if (stage == 0) bytes += in_flight * embedding_activation_bytes(m, b, s, t, sp);
   // The LM head's logits live until that micro-batch's backward: one at a time on the last stage,
   // except under GPipe, which runs every forward before the first backward.
@@ -126,7 +127,7 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
   k.embedding_params = embedding_parameters_per_gpu(m, t);
   k.head_params = head_parameters_per_gpu(m, cfg);
   k.layer_activation = layer_activation_bytes_for(p, cfg);
-  k.working = recompute_working_bytes(m, b, s, t, sp, cfg.recompute, e, p.job.knobs.attention);
+  k.working = policy_working_bytes(p, cfg);  // costmodel/ac_policy.h
   k.embedding_activation = embedding_activation_bytes(m, b, s, t, sp);
   const double head_in_flight =
       cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/moe_config.h"
+#include "costmodel/ac_policy.h"
 #include "costmodel/activations.h"
 #include "costmodel/collectives.h"
 #include "costmodel/context_parallel.h"
@@ -77,7 +78,7 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
   c.dx_gemm_s += r * (expert_gemms + router);
   c.backward_input_s += r * (expert_gemms + router + 2.0 * ew);
   c.backward_weight_s += r * (expert_gemms + router);
-  if (cfg.recompute == Recompute::Full) c.recompute_s += fwd;
+  c.recompute_s += layer_mix(p.job.ac_policy, cfg.recompute).full * fwd;  // costmodel/ac_policy.h
 }
 
 double alltoall_s(const HardwareProfile& hw, int n, int stride, double bytes) {
@@ -109,16 +110,16 @@ void add_expert_comm(const Problem& p, const ParallelConfig& cfg, LayerComm& com
   comm.backward_s += pass;
   comm.collective_s += r * a2a;
   comm.expert_s += pass;
-  if (cfg.recompute == Recompute::Full) comm.recompute_s += pass;
+  comm.recompute_s += layer_mix(p.job.ac_policy, cfg.recompute).full * pass;
 }
 
 double layer_activation_bytes_for(const Problem& p, const ParallelConfig& cfg) {
   const ModelSpec& m = p.model;
   const double b = d(cfg.micro_batch_size), s = cp_local_seq(p, cfg);  // seq / cp
   const double e = activation_element_bytes(p.job.dtype);
-  const double base = layer_activation_bytes(m, b, s, cfg.tp, cfg.sequence_parallel, cfg.recompute, e,
-                                             p.job.knobs.attention);
-  if (!m.moe.enabled() || cfg.recompute == Recompute::Full) return base;
+  const double base = policy_layer_activation_bytes(p, cfg);  // costmodel/ac_policy.h
+  const double kept = 1.0 - layer_mix(p.job.ac_policy, cfg.recompute).full;  // layers not checkpointed whole
+  if (!m.moe.enabled() || kept <= 0.0) return base;
   const MoeSpec& x = m.moe;
   const double T = moe_local_tokens(p, cfg);
   const double h = d(m.hidden_size);
@@ -127,7 +128,7 @@ double layer_activation_bytes_for(const Problem& p, const ParallelConfig& cfg) {
                          8.0 * T * d(x.num_experts) +
                          T * e * stash_factor(m) * d(x.num_shared_experts) * d(x.shared_expert_intermediate_size);
   const double dense_mlp = e * s * b * d(m.intermediate_size) * stash_factor(m) / cfg.tp;
-  return base + moe_layer_fraction(m) * (moe_mlp - dense_mlp);
+  return base + kept * moe_layer_fraction(m) * (moe_mlp - dense_mlp);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "costmodel/ac_policy.h"
 #include "costmodel/activations.h"
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
@@ -274,7 +275,7 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
 
   const double sequences = static_cast<double>(p.job.global_batch);
   const double seq = static_cast<double>(p.job.seq_len);
-  const StepFlops f = step_flops(p.model, sequences, seq, cfg.recompute, p.job.knobs.attention);
+  const StepFlops f = policy_step_flops(p, cfg.recompute, sequences, seq);  // costmodel/ac_policy.h
   const double gpus = static_cast<double>(p.job.gpus);
   const double peak = job_peak_flops(p);
   Throughput& th = est.throughput;

@@ -23,6 +23,7 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   p.job.knobs = run_framework(run);
   if (run.fp8) p.job.fp8 = run_fp8_recipe(run);
   if (auto c = parse_cp_comm(run.cp_comm)) p.job.cp_comm = *c;
+  p.job.ac_policy = run.ac_policy;
   return p;
 }
 
@@ -130,7 +131,6 @@ double published_iteration_s(const ValidationSet& set, const ValidationRun& run,
 std::string skip_reason(const ValidationRun& run) {
   if (run.shard_group > 0) return "HSDP (ZeRO-3 sharded within groups of " + std::to_string(run.shard_group) +
                                  " GPUs) is not modelled";
-  if (!run.ac_policy.empty()) return "activation-checkpoint policy " + run.ac_policy + " is not modelled";
   return "";
 }
 

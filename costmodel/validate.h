@@ -46,7 +46,7 @@ ParallelConfig run_config(const ValidationRun& run);
 /// FLOPs(source's formula) / (TFLOP/s x GPUs), or FLOPs / (MFU x peak x GPUs).
 double published_iteration_s(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw);
 
-/// Why a run cannot be predicted by today's model ("" when it can): cp > 1, FP8, other AC policies.
+/// Why a run cannot be predicted by today's model ("" when it can): HSDP shard groups.
 std::string skip_reason(const ValidationRun& run);
 
 /// Predicts every run; a run whose layout is invalid for the model is an Error naming the run.

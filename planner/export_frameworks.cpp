@@ -84,9 +84,16 @@ std::string torchtitan_toml(const Problem& p, const ParallelConfig& c, bool fsdp
       << "pipeline_parallel_first_stage_less_layers = 0\n"
       << "pipeline_parallel_last_stage_less_layers = 0\n";
   }
-  o << "\n[activation_checkpoint]\n"
-    << "mode = \"" << to_string(c.recompute) << "\"\n";
-  if (c.recompute == Recompute::Selective) o << "selective_ac_option = \"op\"\n";
+  o << "\n[activation_checkpoint]\n";
+  const AcPolicy& ac = p.job.ac_policy;
+  if (c.recompute == Recompute::Full && ac.kind == AcPolicyKind::EveryNLayers && ac.every_n_layers > 1) {
+    // torchtitan's layer SAC: selective_ac_option "N" checkpoints every N-th block (core/ac_policy.h).
+    o << "mode = \"selective\"\n"
+      << "selective_ac_option = \"" << ac.every_n_layers << "\"\n";
+  } else {
+    o << "mode = \"" << to_string(c.recompute) << "\"\n";
+    if (c.recompute == Recompute::Selective) o << "selective_ac_option = \"op\"\n";
+  }
   return o.str();
 }
 
