@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "core/framework.h"
+#include "core/job_features.h"
 #include "planner/cp_space.h"
 #include "planner/framework_space.h"
 #include "planner/moe_space.h"
@@ -145,6 +146,10 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, i
       d.recomputes.push_back(r);
   restrict_to_framework(framework_spec(p.job.framework), p.model.num_layers, d);
   restrict_to_moe(p, d);
+  // A compressed DP reduction replaces DDP's all-reduce: ZeRO 0 only (core/job_features.h).
+  d.zeros.erase(std::remove_if(d.zeros.begin(), d.zeros.end(),
+                               [&](int z) { return !compression_zero_rule(p.job.compression, z).empty(); }),
+                d.zeros.end());
   if (!s.dp_overlap.empty()) d.dp_overlaps = s.dp_overlap;
   else d.dp_overlaps = d.dp > 1 ? std::vector<int>{1, 0} : std::vector<int>{1};
   return d;

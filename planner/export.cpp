@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "planner/compression_export.h"
+
 #include "core/framework.h"
 #include "core/framework_knobs.h"
 #include "planner/moe_export.h"
@@ -203,6 +205,7 @@ std::string deepspeed_config_json(const Problem& p, const ParallelConfig& c) {
       << "    \"contiguous_memory_optimization\": false,\n"
       << "    \"cpu_checkpointing\": false\n"
       << "  },\n";
+  o << deepspeed_compression_json(p);  // 1-bit Adam / LAMB optimizer block (planner/compression_export.h)
   o << "  \"gradient_clipping\": 1.0,\n"
     << "  \"steps_per_print\": 10,\n"
     << "  \"wall_clock_breakdown\": false\n"

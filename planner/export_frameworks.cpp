@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/framework.h"
+#include "planner/compression_export.h"
 #include "planner/export.h"
 #include "planner/moe_export.h"
 
@@ -165,6 +166,7 @@ Result<ExportText> export_for_framework(const std::string& kind, const Problem& 
   if (p.job.dtype != "bf16" && p.job.dtype != "fp16" && p.job.dtype != "fp32")
     return make_error(where, "--dtype", p.job.dtype, "has no " + kind + " precision setting",
                       "plan with --dtype bf16");
+  if (auto r = check_export_compression(kind, p); !r) return r.error();
   ExportText out;
   if (kind == "megatron") {
     auto text = megatron_export(p, c);

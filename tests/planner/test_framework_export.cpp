@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "core/framework.h"
+#include "core/job_features.h"
+#include "planner/enumerate.h"
 #include "planner/export.h"
 #include "planner/export_frameworks.h"
 #include "planner/search.h"
@@ -151,6 +153,61 @@ TEST_CASE("deepspeed export: DeepSpeed's own DeepSpeedConfig accepts it") {
     if (rc == 4) meshplan_test::skip(out.c_str());  // deepspeed could not be installed here
     CHECK(rc == 0);
   }
+}
+
+// What DeepSpeed cannot run (PowerSGD, top-k; any compression for the other frameworks) is refused
+// naming it; 1-bit Adam / LAMB become its optimizer block; plans with compression hold ZeRO 0 only.
+TEST_CASE("gradient compression: DeepSpeed exports its 1-bit optimizers, other methods and exports are refused") {
+  Problem p = on(llama70b(), Framework::DeepSpeed);
+  const ParallelConfig c = config(1, 1, 128, 0, 1, 8, Recompute::Full, false);
+  Job& j = p.job;
+  REQUIRE(parse_grad_compression("onebit-adam", "t", "--grad-compression", j).ok());
+  const std::string adam = exported("deepspeed", p, c);
+  CHECK(adam.find("\"type\": \"OneBitAdam\"") != std::string::npos);
+  CHECK(adam.find("\"freeze_step\": 100000") != std::string::npos);
+  REQUIRE(parse_grad_compression("onebit-lamb", "t", "--grad-compression", j).ok());
+  CHECK(exported("deepspeed", p, c).find("\"type\": \"OneBitLamb\"") != std::string::npos);
+  for (const char* refused : {"powersgd:4", "topk:0.01"}) {
+    REQUIRE(parse_grad_compression(refused, "t", "--grad-compression", j).ok());
+    auto e = export_for_framework("deepspeed", p, c);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().field == "--grad-compression");
+    CHECK(e.error().one_line().find("DeepSpeed has no") != std::string::npos);
+  }
+  REQUIRE(parse_grad_compression("onebit-adam", "t", "--grad-compression", j).ok());
+  for (const char* kind : {"megatron", "fsdp", "torchtitan", "nemo"}) {
+    INFO(kind);
+    Problem q = on(llama70b(), *parse_framework(kind));
+    q.job.compression = j.compression;
+    auto e = export_for_framework(kind, q, c);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().field == "--grad-compression");
+  }
+  // No compression: no optimizer block (the training script keeps its own optimizer).
+  CHECK(exported("deepspeed", on(llama70b(), Framework::DeepSpeed), c).find("optimizer") == std::string::npos);
+  // The search keeps ZeRO 0 only.
+  const LayoutDims d = layout_dims(p, SearchSpace{}, 8, 1, 1);
+  REQUIRE_FALSE(d.zeros.empty());
+  for (int z : d.zeros) CHECK(z == 0);
+}
+
+TEST_CASE("deepspeed export: DeepSpeed's own DeepSpeedConfig accepts a 1-bit LAMB config") {
+  const char* venv = std::getenv("MESHPLAN_VALIDATORS_VENV");
+  const std::string python = std::string(venv && *venv ? venv : "/opt/meshplan-validators") + "/bin/python";
+  if (access(python.c_str(), X_OK) != 0)
+    meshplan_test::skip("no validators venv (scripts/install-framework-validators.sh could not make it)");
+  Problem p = on(llama70b(), Framework::DeepSpeed);
+  REQUIRE(parse_grad_compression("onebit-lamb", "t", "--grad-compression", p.job).ok());
+  const ParallelConfig c = config(1, 1, 128, 0, 1, 8, Recompute::Full, false);
+  const std::string path = temp_file("ds1bit.json", exported("deepspeed", p, c));
+  int rc = 0;
+  const std::string out = run(python + " " + MESHPLAN_SOURCE_DIR + "/tests/validators/deepspeed_validate.py " + path +
+                                  " " + std::to_string(p.job.gpus) + " " + std::to_string(c.dp) + " 1 2>&1",
+                              rc);
+  std::remove(path.c_str());
+  INFO(out);
+  if (rc == 4) meshplan_test::skip(out.c_str());  // deepspeed could not be installed here
+  CHECK(rc == 0);
 }
 
 TEST_CASE("torchtitan/fsdp TOML: tomllib parses it and every key is torchtitan's, NeMo YAML parses") {
