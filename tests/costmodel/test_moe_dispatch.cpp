@@ -65,6 +65,18 @@ TEST_CASE("MoE layer compute: expert GEMMs at the FP8 peak, router in 16 bits, p
   }
 }
 
+TEST_CASE("MoE layer compute under ETP: sort/unsort and the activation see the etp-gathered rows") {
+  Problem p = small_problem();
+  const ParallelConfig c = cfg_of(2, 4, 2);
+  // TP 2 with SP: 512 tokens a rank, top-2 -> 1024 routed rows; ETP 2 gathers them to 2048 rows of
+  // f_e/2 = 352. Permutations: 2 passes on 1024 rows + 2*2 passes (sort, unsort) = 6 passes of
+  // 2 * 1024 * (1024 + 1) * 2 bytes; activation 6 bytes x 2048 rows x 352.
+  const double perm = 6.0 * 2.0 * 1024 * 1025 * 2.0, act = 6.0 * 2048 * 352;
+  LayerCompute lc;
+  add_expert_compute(p, c, lc);
+  CHECK(lc.forward_s - lc.dx_gemm_s == Approx(7.0 / 8.0 * (perm + act) / (2039e9 * 0.8)));
+}
+
 TEST_CASE("FP8 casts of an MoE layer cover the routed rows, not a dense MLP") {
   Problem p = small_problem();
   const ParallelConfig c = cfg_of(2, 4, 1);
