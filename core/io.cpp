@@ -14,10 +14,12 @@ using io_detail::Reader;
 
 namespace {
 
-// Model families whose configs imply a gated (SwiGLU/GeGLU) MLP.
+// Model families whose configs imply a gated (SwiGLU/GeGLU) MLP. gpt_oss: its experts hold
+// gate_up_proj [E, h, 2 f] and down_proj [E, f, h] (transformers models/gpt_oss/modeling_gpt_oss.py,
+// GptOssExperts, commit 00d4b3d2), a clamped SwiGLU.
 bool gated_family(const std::string& model_type) {
   for (const char* f : {"llama", "mistral", "mixtral", "qwen", "gemma", "olmo", "phi3", "internlm",
-                        "yi", "deepseek", "baichuan", "cohere", "granite"})
+                        "yi", "deepseek", "baichuan", "cohere", "granite", "gpt_oss"})
     if (model_type.rfind(f, 0) == 0) return true;
   return false;
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "costmodel/mlp_gemm_elements.h"
+
 namespace meshplan {
 
 double linear_gemm_peak(const Problem& p, double dense_peak) {
@@ -16,12 +18,13 @@ Fp8Overhead fp8_cast_bytes(const Problem& p, const ParallelConfig& cfg, double t
   if (p.job.fp8 == Fp8Recipe::None) return o;
   const double t = static_cast<double>(cfg.tp);
   const double h = static_cast<double>(p.model.hidden_size);
-  const double f = static_cast<double>(p.model.intermediate_size);
   const double kv = static_cast<double>(p.model.kv_dim());
   // Input elements of the four GEMMs (column-parallel inputs replicated, row-parallel split by t)
-  // and output-gradient elements (the GEMM outputs).
-  const double inputs = tokens * (h + h + f / t + h / t);
-  const double outputs = tokens * ((h + 2.0 * kv) / t + h + (p.model.mlp == MlpKind::Gated ? 2.0 : 1.0) * f / t + h);
+  // and output-gradient elements (the GEMM outputs); the MLP's (dense or MoE experts) from
+  // costmodel/mlp_gemm_elements.h.
+  const GemmElements mlp = mlp_gemm_elements(p, cfg, tokens);
+  const double inputs = tokens * (h + h / t) + mlp.inputs;
+  const double outputs = tokens * ((h + 2.0 * kv) / t + h) + mlp.outputs;
   const bool blocked = p.job.fp8 == Fp8Recipe::Blockwise || p.job.fp8 == Fp8Recipe::Mxfp8;
   const double cast = p.job.fp8 == Fp8Recipe::Current ? 5.0 : 3.0;
   o.forward_bytes = cast * inputs;

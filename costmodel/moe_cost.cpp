@@ -8,6 +8,8 @@
 #include "costmodel/activations.h"
 #include "costmodel/collectives.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/fp8.h"
+#include "costmodel/moe_dispatch_traffic.h"
 #include "costmodel/moe_layout.h"
 
 namespace meshplan {
@@ -57,6 +59,7 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
   if (!m.moe.enabled()) return;
   const HardwareProfile& hw = p.hardware;
   const double peak = job_peak_flops(p);
+  const double expert_peak = linear_gemm_peak(p, peak);  // TE GroupedLinear runs in FP8 under fp8_autocast
   const double r = moe_layer_fraction(m);
   const double E = d(m.moe.num_experts), k = d(m.moe.experts_per_token);
   const double h = d(m.hidden_size), fe = d(m.moe.expert_intermediate_size) / cfg.etp;
@@ -66,17 +69,21 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
   const double tokens_per_expert = load * k * T * cfg.ep * cfg.etp / E;
   // TE's grouped GEMM runs the local experts' GEMMs in one kernel; each member keeps the efficiency
   // of its own (tokens_per_expert x h x f_e/etp) shape.
-  const double expert_gemms = local_experts * (gemm_time_s(hw, peak, gated_mats(m) * 2.0 * tokens_per_expert * h * fe) +
-                                               gemm_time_s(hw, peak, 2.0 * tokens_per_expert * fe * h));
+  const double expert_gemms =
+      local_experts * (gemm_time_s(hw, expert_peak, gated_mats(m) * 2.0 * tokens_per_expert * h * fe) +
+                       gemm_time_s(hw, expert_peak, 2.0 * tokens_per_expert * fe * h));
   const double router = gemm_time_s(hw, peak, 2.0 * T * h * E);
-  // Permute + unpermute read and write k*T*h 16-bit values each; the activation function reads the
-  // gate/up outputs and writes its output (6 bytes per intermediate element gated, 4 plain).
+  // The dispatcher's permutations (costmodel/moe_dispatch_traffic.h); the activation function reads
+  // the gate/up outputs and writes its output (6 bytes per intermediate element gated, 4 plain),
+  // over the routed*etp rows the local experts see.
   const double routed = load * k * T;
-  const double ew = memory_bound_time_s(hw, 8.0 * routed * h * cfg.etp + (stash_factor(m) * 2.0) * routed * fe);
-  const double fwd = r * (expert_gemms + router + ew);
+  const DispatchTraffic perm =
+      dispatch_traffic_bytes(routed, h, cfg.etp, static_cast<int>(local_experts), activation_element_bytes(p.job.dtype));
+  const double act = memory_bound_time_s(hw, (stash_factor(m) * 2.0) * routed * cfg.etp * fe);
+  const double fwd = r * (expert_gemms + router + act + memory_bound_time_s(hw, perm.forward_bytes));
   c.forward_s += fwd;
   c.dx_gemm_s += r * (expert_gemms + router);
-  c.backward_input_s += r * (expert_gemms + router + 2.0 * ew);
+  c.backward_input_s += r * (expert_gemms + router + 2.0 * act + memory_bound_time_s(hw, perm.backward_bytes));
   c.backward_weight_s += r * (expert_gemms + router);
   c.recompute_s += layer_mix(p.job.ac_policy, cfg.recompute).full * fwd;  // costmodel/ac_policy.h
 }
@@ -102,10 +109,14 @@ void add_expert_comm(const Problem& p, const ParallelConfig& cfg, LayerComm& com
   const double r = moe_layer_fraction(m);
   const double bytes = moe_load_factor(p.job) * d(m.moe.experts_per_token) * moe_local_tokens(p, cfg) *
                        d(m.hidden_size) * activation_element_bytes(p.job.dtype);
+  // The dispatch sends the routed rows and, as a second all_to_all, their probabilities (one
+  // element per row; token_dispatcher.py token_dispatch, global_probs); the combine only the rows.
+  const double probs_bytes = bytes / d(m.hidden_size);
   const double a2a = alltoall_s(hw, cfg.ep, cfg.etp, bytes);
+  const double probs_a2a = alltoall_s(hw, cfg.ep, cfg.etp, probs_bytes);
   const GroupPlacement etp = place_group(hw, cfg.etp, 1);
   const double gather = all_gather_s(hw, etp, bytes * cfg.etp), scatter = reduce_scatter_s(hw, etp, bytes * cfg.etp);
-  const double pass = r * (2.0 * a2a + gather + scatter);  // dispatch + combine
+  const double pass = r * (2.0 * a2a + probs_a2a + gather + scatter);  // dispatch + combine
   comm.forward_s += pass;
   comm.backward_s += pass;
   comm.collective_s += r * a2a;

@@ -28,8 +28,10 @@ double moe_load_factor(const Job& job);
 /// Seconds of the routed experts of the mean layer on the busiest GPU, one micro-batch: E/ep local
 /// experts, each a grouped-GEMM member of M = load * k * T_local * ep * etp / E tokens x h x
 /// f_e/etp, timed on the profile's GEMM-efficiency curve at that size (small experts run far below
-/// peak); router GEMM T_local x h x E; permute/unpermute and the expert activation function
-/// memory bound. Added to `c` (forward, dX, dW, and recompute under full recompute).
+/// peak) at the linear-layer peak (FP8 under an FP8 recipe: TE GroupedLinear); router GEMM
+/// T_local x h x E at the 16-bit peak; the dispatcher's permutations (costmodel/moe_dispatch_traffic.h)
+/// and the expert activation function memory bound. Added to `c` (forward, dX, dW, and recompute
+/// under full recompute).
 void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerCompute& c);
 
 /// One all-to-all of `bytes` (each rank's send buffer) over an EP group of `n` ranks `stride`
@@ -40,8 +42,8 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
 double alltoall_s(const HardwareProfile& hw, int n, int stride, double bytes);
 
 /// Token dispatch + combine of the mean layer for one micro-batch, seconds, on the busiest rank:
-/// dispatch = all-to-all of load*k*T_local*h activations over the EP group (+ all-gather over the
-/// ETP group), combine = its mirror (reduce-scatter + all-to-all); forward dispatch + combine,
+/// dispatch = all-to-all of load*k*T_local*h activations over the EP group, a second all-to-all of
+/// their load*k*T_local probabilities (+ all-gather over the ETP group), combine = its mirror (reduce-scatter + all-to-all); forward dispatch + combine,
 /// backward the same again, full recompute once more. Megatron-Core runs them on the critical path
 /// (the alltoall dispatcher; overlap needs --overlap-moe-expert-parallel-comm), so all is exposed.
 /// Added to `comm` (forward_s, backward_s, recompute_s).

@@ -166,3 +166,21 @@ TEST_CASE("every shipped config round-trips through model_to_json with the same 
     CHECK(back.value().exact_active_parameters() == m.exact_active_parameters());
   }
 }
+
+TEST_CASE("GPT-OSS-120B: gated (SwiGLU) experts, 128 experts top-4") {
+  // The config.json keys of openai/gpt-oss-120b that set the shapes (as in
+  // validation/megatron-bridge-moe-h100.yaml). GptOssExperts holds gate_up_proj [E, h, 2f] and
+  // down_proj [E, f, h] (transformers models/gpt_oss/modeling_gpt_oss.py, commit 00d4b3d2).
+  auto r = parse_model(
+      "{model_type: gpt_oss, hidden_size: 2880, num_hidden_layers: 36, num_attention_heads: 64, "
+      "num_key_value_heads: 8, head_dim: 64, intermediate_size: 2880, num_local_experts: 128, "
+      "num_experts_per_tok: 4, attention_bias: true, vocab_size: 201088, max_position_embeddings: 131072, "
+      "tie_word_embeddings: false}",
+      "gpt-oss-120b.yaml");
+  REQUIRE(r.ok());
+  const ModelSpec m = r.value();
+  CHECK(m.mlp == MlpKind::Gated);
+  // Experts 36 * 128 * 3 * 2880 * 2880 = 114,661,785,600 (the model card's "MLP 114.71B" adds the
+  // expert biases and routers, which meshplan does not count: 39.8M + 10.6M).
+  CHECK(m.num_parameters() == Approx(116.83e9).epsilon(1e-3));  // "116.83B total" (OpenAI model card)
+}

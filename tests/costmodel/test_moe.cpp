@@ -132,7 +132,9 @@ TEST_CASE("dispatch and combine are charged in forward and backward of every MoE
   add_expert_comm(p, c, comm);
   const double bytes = 8.0 * 4096 * 7168 * 2.0;
   const double a2a = alltoall_s(p.hardware, 64, 1, bytes);
-  CHECK(comm.forward_s == Approx(58.0 / 61.0 * 2.0 * a2a));
+  // Dispatch also sends each routed row's probability (one bf16 element) in a second all_to_all.
+  const double probs_a2a = alltoall_s(p.hardware, 64, 1, 8.0 * 4096 * 2.0);
+  CHECK(comm.forward_s == Approx(58.0 / 61.0 * (2.0 * a2a + probs_a2a)));
   CHECK(comm.backward_s == Approx(comm.forward_s));
   LayerComm none;
   add_expert_comm(p, moe_cfg(1, 16, 128, 1, 1), none);  // experts local: no all-to-all
