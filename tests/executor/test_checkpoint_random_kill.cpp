@@ -85,6 +85,18 @@ TEST_CASE("checkpoint: random SIGKILLs of a writer keep the latest complete chec
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) write_forever(root, next_step);
+    if (kill == 7) {
+      // The last writer is killed only after it has completed a checkpoint of its own (polled, at
+      // most 120 s), then at a random point of a later write: on a machine loaded so unevenly that
+      // the probe above under-measured every write, the random delays alone could all land before
+      // the first complete checkpoint, and the check below would fail for the machine, not the code.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+      while (std::chrono::steady_clock::now() < deadline) {
+        auto done = find_latest_checkpoint(root);
+        if (done && done->step >= next_step) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(delay_writes(rng) * write_us)));
     ::kill(pid, SIGKILL);
     int status = 0;
