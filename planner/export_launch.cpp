@@ -141,7 +141,9 @@ std::string slurm_torchrun_script(const Problem& p, const ParallelConfig& c, con
     << "set -euo pipefail\n\n"
     << nccl_environment() << "\n"
     << "# --- Rendezvous: the first host of the allocation ---\n"
-    << "MASTER_ADDR=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\"\n"
+    // sed reads the whole list: `head -n 1` would close the pipe early, and scontrol's SIGPIPE (exit
+    // 141) fails the assignment under pipefail whenever it has more to write.
+    << "MASTER_ADDR=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed -n 1p)\"\n"
     << "MASTER_PORT=\"${MASTER_PORT:-29500}\"\n"
     << "RDZV_ID=\"${SLURM_JOB_ID:-meshplan}\"\n"
     << "export MASTER_ADDR MASTER_PORT RDZV_ID\n\n"

@@ -50,7 +50,9 @@ LaunchTarget test_target() {
 std::string fake_bin(const std::string& dir) {
   const std::string bin = dir + "/bin";
   std::filesystem::create_directories(bin);
-  write(bin + "/scontrol", "#!/bin/sh\necho node001\necho node002\n");
+  // More host names than a pipe holds: a script that reads only the first line (`| head -n 1`) gets
+  // scontrol's SIGPIPE under pipefail every time, not by chance.
+  write(bin + "/scontrol", "#!/bin/sh\necho node001\necho node002\ni=3\nwhile [ $i -le 20000 ]; do echo node$i; i=$((i+1)); done\n");
   write(bin + "/srun", "#!/bin/sh\necho \"srun $*\"\nwhile [ \"${1#--}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n");
   write(bin + "/torchrun", "#!/bin/sh\nfor a in \"$@\"; do echo \"arg $a\"; done\n");
   write(bin + "/mpirun", "#!/bin/sh\nfor a in \"$@\"; do echo \"arg $a\"; done\n");

@@ -28,7 +28,7 @@ export NCCL_DEBUG="${NCCL_DEBUG:-WARN}"
 export TORCH_NCCL_ASYNC_ERROR_HANDLING=1
 
 # --- Rendezvous: the first host of the allocation ---
-MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)"
+MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)"
 MASTER_PORT="${MASTER_PORT:-29500}"
 RDZV_ID="${SLURM_JOB_ID:-meshplan}"
 export MASTER_ADDR MASTER_PORT RDZV_ID
