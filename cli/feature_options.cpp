@@ -34,10 +34,11 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
   allowed_values(sub->add_option("--attention-kernel", o.attention_kernel,
                                  "Fused attention kernel, whose published speed by sequence length the profile "
                                  "lists: flash2 (FlashAttention-2, PyTorch SDPA), flash1 (flash-attn 1.x), triton "
-                                 "(FlashAttention in Triton, llm-foundry attn_impl triton), cudnn (Transformer "
+                                 "(flash-attn's Triton kernel, llm-foundry attn_impl triton: costed with flash1's "
+                                 "curve), triton-ops (OpenAI Triton's fused attention), cudnn (Transformer "
                                  "Engine on Hopper) (default: the framework's: cudnn for megatron and nemo, else "
                                  "flash2)"),
-                 {"flash2", "flash1", "triton", "cudnn"});
+                 {"flash2", "flash1", "triton", "triton-ops", "cudnn"});
   sub->add_option("--ac-policy", o.ac_policy,
                   "How --recompute is carried out: megatron (selective = attention core, full = every layer), "
                   "torchtitan-op (selective = torchtitan's op-level SAC: every other matmul, SDPA and "
@@ -69,7 +70,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
     auto k = parse_fused_kernel(o.attention_kernel);
     if (!k)
       return make_error(kCmd, "--attention-kernel", o.attention_kernel, "unknown attention kernel",
-                        "use flash2, flash1, triton or cudnn");
+                        "use flash2, flash1, triton, triton-ops or cudnn");
     job.knobs.fused_kernel = *k;
   }
   if (!only_given || given(o.app, "--ac-policy")) {
@@ -143,7 +144,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     if (auto r = text(key, *out); !r) return r.error();
   if (!kernel.empty()) {
     auto k = parse_fused_kernel(kernel);
-    if (!k) return make_error(file, at + ".attention_kernel", kernel, "unknown attention kernel", "flash2, flash1, triton or cudnn");
+    if (!k) return make_error(file, at + ".attention_kernel", kernel, "unknown attention kernel", "flash2, flash1, triton, triton-ops or cudnn");
     job.knobs.fused_kernel = *k;
   }
   auto c = parse_cp_comm(cp_comm);

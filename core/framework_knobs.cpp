@@ -17,13 +17,15 @@ const char* to_string(FusedAttentionKernel k) {
     case FusedAttentionKernel::Cudnn: return "cudnn";
     case FusedAttentionKernel::FlashAttention1: return "flash1";
     case FusedAttentionKernel::Triton: return "triton";
+    case FusedAttentionKernel::TritonOps: return "triton-ops";
   }
   return "flash2";
 }
 
 std::optional<FusedAttentionKernel> parse_fused_kernel(const std::string& s) {
   for (auto k : {FusedAttentionKernel::FlashAttention2, FusedAttentionKernel::Cudnn,
-                 FusedAttentionKernel::FlashAttention1, FusedAttentionKernel::Triton})
+                 FusedAttentionKernel::FlashAttention1, FusedAttentionKernel::Triton,
+                 FusedAttentionKernel::TritonOps})
     if (s == to_string(k)) return k;
   return std::nullopt;
 }

@@ -47,13 +47,20 @@ struct ShardingKnobs {
 ///   written in Triton (HazyResearch flash_attn/flash_attn_triton.py, copied as llm-foundry's
 ///   llmfoundry/models/layers/flash_attn_triton.py), llm-foundry's attn_impl triton, the default of
 ///   its benchmark script until March 2024 (scripts/train/benchmarking/submit_benchmarks.py
-///   `--attn_impl` default 'triton', changed to 'flash' in commit 7f0fdae66).
+///   `--attn_impl` default 'triton', changed to 'flash' in commit 7f0fdae66). It is NOT the kernel that
+///   Dao 2023 (FlashAttention-2 paper, Fig. 4) labels "Triton": that one is OpenAI Triton's own fused
+///   attention (benchmarks/benchmark_flash_attention.py imports triton.ops.flash_attention), TritonOps here.
+///   No speed curve of flash_attn_triton.py is published; its header says "Overall Triton forward +
+///   backward is slightly slower than CUDA forward + backward" (the flash-attn 1.x CUDA kernel), so it
+///   takes FlashAttention-1's curve (costmodel/attention_speed.h).
+/// TritonOps: OpenAI Triton's fused attention (python/triton/ops/flash_attention.py, from the
+///   06-fused-attention tutorial), the "Triton" curve of Dao 2023 Fig. 4.
 /// Its speed is a property of the GPU: HardwareProfile's attention_kernel_speeds (published
 /// forward+backward TFLOP/s by sequence length) and fused_attention_* / cudnn_attention_* (costmodel/
 /// attention_speed.h). New values go at the end: plan files and tests name them by text.
-enum class FusedAttentionKernel { FlashAttention2, Cudnn, FlashAttention1, Triton };
+enum class FusedAttentionKernel { FlashAttention2, Cudnn, FlashAttention1, Triton, TritonOps };
 const char* to_string(FusedAttentionKernel k);
-/// "flash2", "cudnn", "flash1", "triton".
+/// "flash2", "cudnn", "flash1", "triton", "triton-ops".
 std::optional<FusedAttentionKernel> parse_fused_kernel(const std::string& s);
 
 /// Everything a training framework decides that the cost model needs (issue 12's --framework sets

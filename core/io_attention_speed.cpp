@@ -42,9 +42,14 @@ std::vector<double> positive_list(Reader& r, const YAML::Node& entry, const char
 
 AttentionKernelSpeed read_entry(Reader& r, const YAML::Node& entry, const std::string& at) {
   AttentionKernelSpeed k;
-  k.kernel = r.text(entry, "kernel", at + ".kernel", std::nullopt, "flash2, flash1, triton or cudnn");
+  k.kernel = r.text(entry, "kernel", at + ".kernel", std::nullopt, "flash2, flash1, triton-ops or cudnn");
   if (r.ok() && !parse_fused_kernel(k.kernel))
-    r.fail(at + ".kernel", k.kernel, "unknown attention kernel", "flash2, flash1, triton or cudnn");
+    r.fail(at + ".kernel", k.kernel, "unknown attention kernel", "flash2, flash1, triton-ops or cudnn");
+  // flash-attn's Triton kernel is costed with flash1's curve (costmodel/attention_speed.h): a curve of
+  // its own would be silently unused, and the curve published as "Triton" is OpenAI Triton's kernel.
+  if (r.ok() && k.kernel == to_string(FusedAttentionKernel::Triton))
+    r.fail(at + ".kernel", k.kernel, "no curve is read for flash-attn's Triton kernel (it takes flash1's)",
+           "OpenAI Triton's fused attention (Dao 2023 Fig. 4 'Triton') is triton-ops");
   k.head_dim = r.integer(entry, "head_dim", at + ".head_dim", int64_t{128}, "the benchmark's head dimension");
   if (r.ok() && k.head_dim <= 0) r.fail(at + ".head_dim", std::to_string(k.head_dim), "must be positive", "e.g. 128");
   if (r.ok()) k.seq = positive_list(r, entry, "seq", at + ".seq");

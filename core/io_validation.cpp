@@ -17,7 +17,7 @@ bool known_formula(const std::string& f) {
          f == "torchtitan";
 }
 const char* const kFormulas = "megatron, megatron-core, model, mosaic, palm or torchtitan";
-const char* const kKernels = "flash2, flash1, triton or cudnn (core/framework_knobs.h)";
+const char* const kKernels = "flash2, flash1, triton, triton-ops or cudnn (core/framework_knobs.h)";
 
 // File-level defaults of the per-run keys `attention`, `framework` and `use`.
 struct RunDefaults {

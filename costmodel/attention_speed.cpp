@@ -23,8 +23,11 @@ const AttentionKernelSpeed* closest(const HardwareProfile& hw, const char* kerne
 
 const AttentionKernelSpeed* attention_speed_curve(const HardwareProfile& hw, FusedAttentionKernel kernel,
                                                   double head_dim) {
-  if (const AttentionKernelSpeed* c = closest(hw, to_string(kernel), head_dim)) return c;
+  // flash_attn_triton.py has no published curve of its own (core/framework_knobs.h).
   if (kernel == FusedAttentionKernel::Triton)
+    return closest(hw, to_string(FusedAttentionKernel::FlashAttention1), head_dim);
+  if (const AttentionKernelSpeed* c = closest(hw, to_string(kernel), head_dim)) return c;
+  if (kernel == FusedAttentionKernel::TritonOps)
     return closest(hw, to_string(FusedAttentionKernel::FlashAttention1), head_dim);
   return nullptr;
 }

@@ -6,10 +6,13 @@
 namespace meshplan {
 
 /// The profile's curve for `kernel` with the head dimension closest to `head_dim` (equal distance:
-/// the larger), or nullptr. A Triton kernel without a curve of its own takes FlashAttention-1's:
-/// Dao 2023 (arXiv:2307.08691, Fig. 4, A100, causal) measures the two within 10 % of each other at
-/// every length from 512 to 16k tokens (head dim 128: 50-80 vs 55-83 TFLOP/s), and both predate
-/// Hopper's warpgroup MMA, so FlashAttention-1's Hopper curve is the closest published figure for it.
+/// the larger), or nullptr. flash-attn's Triton kernel (llm-foundry's attn_impl triton) always takes
+/// FlashAttention-1's curve: none of its own is published and its author states that its forward +
+/// backward is "slightly slower" than flash-attn 1.x's CUDA kernel (flash_attn/flash_attn_triton.py
+/// header), so the FA1 curve is an upper bound on its speed. OpenAI Triton's kernel (TritonOps) takes
+/// the profile's "triton-ops" curve, else FlashAttention-1's: Dao 2023 (arXiv:2307.08691, Fig. 4, A100,
+/// causal) measures the two within 10 % of each other from 512 to 16k tokens (head dim 128: 50-80 vs
+/// 55-83 TFLOP/s), and neither uses Hopper's warpgroup MMA.
 const AttentionKernelSpeed* attention_speed_curve(const HardwareProfile& hw, FusedAttentionKernel kernel,
                                                   double head_dim);
 

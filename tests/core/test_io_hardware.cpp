@@ -149,14 +149,14 @@ TEST_CASE("bad profile: syntax error, missing key, wrong type, bad values") {
 TEST_CASE("attention kernel speed curves load in TFLOP/s and bad ones are errors naming the entry") {
   const std::string curves =
       "  attention_kernel_speed:\n"
-      "    - {kernel: triton, head_dim: 64, seq: [512, 2048], tflops: [59, 79]}\n"
+      "    - {kernel: triton-ops, head_dim: 64, seq: [512, 2048], tflops: [59, 79]}\n"
       "    - {kernel: flash2, seq: [1024], tflops: [133.5]}\n"
       "node:\n";
   auto hw = parse_hardware(replace(a100_text(), "node:\n", curves), "t.yaml");
   REQUIRE(hw.ok());
   const auto& k = hw.value().attention_kernel_speeds;
   REQUIRE(k.size() == 2);
-  CHECK(k[0].kernel == "triton");
+  CHECK(k[0].kernel == "triton-ops");
   CHECK(k[0].head_dim == 64);
   CHECK(k[0].seq == std::vector<double>{512, 2048});
   CHECK(k[0].flops_per_s[1] == Approx(79e12));
@@ -173,6 +173,9 @@ TEST_CASE("attention kernel speed curves load in TFLOP/s and bad ones are errors
   Error u = bad("{kernel: xformers, seq: [512], tflops: [50]}");
   CHECK(u.field == "gpu.attention_kernel_speed[0].kernel");
   CHECK(u.value == "xformers");
+  Error t = bad("{kernel: triton, seq: [512], tflops: [50]}");  // flash-attn's Triton kernel reads no curve
+  CHECK(t.field == "gpu.attention_kernel_speed[0].kernel");
+  CHECK(t.hint.find("triton-ops") != std::string::npos);
   CHECK(bad("{kernel: flash2, seq: [2048, 512], tflops: [50, 60]}").field == "gpu.attention_kernel_speed[0].seq[1]");
   CHECK(bad("{kernel: flash2, seq: [512, 1024], tflops: [50]}").field == "gpu.attention_kernel_speed[0].tflops");
   CHECK(bad("{kernel: flash2, seq: [512], tflops: [-5]}").field == "gpu.attention_kernel_speed[0].tflops[0]");
