@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/framework_knobs.h"
+#include "core/io_number.h"
 
 namespace meshplan::io_detail {
 
@@ -66,13 +67,6 @@ AttentionKernelSpeed read_entry(Reader& r, const YAML::Node& entry, const std::s
   return k;
 }
 
-// Integral values print without a fraction, as the rest of the profile's JSON.
-nlohmann::ordered_json number_json(double v, double scale) {
-  const double x = scaled_value(v, scale);
-  if (x == std::floor(x) && std::fabs(x) < 1e15) return static_cast<int64_t>(x);
-  return x;
-}
-
 }  // namespace
 
 void read_attention_speeds(Reader& r, const YAML::Node& gpu, HardwareProfile& hw) {
@@ -97,8 +91,8 @@ nlohmann::ordered_json attention_speeds_json(const HardwareProfile& hw) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const AttentionKernelSpeed& k : hw.attention_kernel_speeds) {
     nlohmann::ordered_json seq = nlohmann::ordered_json::array(), tflops = nlohmann::ordered_json::array();
-    for (double s : k.seq) seq.push_back(number_json(s, 1.0));
-    for (double f : k.flops_per_s) tflops.push_back(number_json(f, kTflops));
+    for (double s : k.seq) seq.push_back(scaled_json(s, 1.0));
+    for (double f : k.flops_per_s) tflops.push_back(scaled_json(f, kTflops));
     out.push_back({{"kernel", k.kernel}, {"head_dim", k.head_dim}, {"seq", seq}, {"tflops", tflops}});
   }
   return out;

@@ -2,17 +2,18 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 
 #include "core/io.h"
 #include "core/limits.h"
 #include "core/io_detail.h"
 #include "core/io_attention_speed.h"
+#include "core/io_number.h"
 
 namespace meshplan {
 
 using io_detail::Reader;
+using io_detail::scaled_json;
 namespace fs = std::filesystem;
 
 namespace {
@@ -246,16 +247,10 @@ Result<HardwareProfile> load_hardware(const std::string& name_or_path, const std
 
 namespace {
 
-nlohmann::ordered_json num(double v, double scale) {
-  const double x = io_detail::scaled_value(v, scale);
-  if (x == std::floor(x) && std::fabs(x) < 1e15) return static_cast<int64_t>(x);
-  return x;
-}
-
 nlohmann::ordered_json link_json(const LinkSpec& l) {
-  return {{"bandwidth_gb_per_s", num(l.bandwidth_bytes_per_s, kGBs)},
-          {"latency_us", num(l.latency_s, kUs)},
-          {"efficiency", num(l.efficiency, 1.0)}};
+  return {{"bandwidth_gb_per_s", scaled_json(l.bandwidth_bytes_per_s, kGBs)},
+          {"latency_us", scaled_json(l.latency_s, kUs)},
+          {"efficiency", scaled_json(l.efficiency, 1.0)}};
 }
 
 nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
@@ -268,31 +263,31 @@ nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
   j["provenance"] = prov;
   nlohmann::ordered_json gpu;
   gpu["name"] = hw.gpu;
-  gpu["memory_gb"] = num(hw.memory_bytes, kGBs);
-  gpu["reserved_memory_gb"] = num(hw.reserved_memory_bytes, kGBs);
-  gpu["other_memory_gb"] = num(hw.other_memory_bytes, kGBs);
-  gpu["hbm_bandwidth_gb_per_s"] = num(hw.hbm_bytes_per_s, kGBs);
-  gpu["hbm_efficiency"] = num(hw.hbm_efficiency, 1.0);
+  gpu["memory_gb"] = scaled_json(hw.memory_bytes, kGBs);
+  gpu["reserved_memory_gb"] = scaled_json(hw.reserved_memory_bytes, kGBs);
+  gpu["other_memory_gb"] = scaled_json(hw.other_memory_bytes, kGBs);
+  gpu["hbm_bandwidth_gb_per_s"] = scaled_json(hw.hbm_bytes_per_s, kGBs);
+  gpu["hbm_efficiency"] = scaled_json(hw.hbm_efficiency, 1.0);
   nlohmann::ordered_json peak = nlohmann::ordered_json::object();
-  for (const auto& [dtype, flops] : hw.peak_flops) peak[dtype] = num(flops, kTflops);
+  for (const auto& [dtype, flops] : hw.peak_flops) peak[dtype] = scaled_json(flops, kTflops);
   gpu["peak_tflops"] = peak;
   nlohmann::ordered_json curve = nlohmann::ordered_json::array();
   for (const auto& p : hw.gemm_efficiency)
-    curve.push_back({{"gflop", num(p.flops, kGflop)}, {"efficiency", num(p.efficiency, 1.0)}});
+    curve.push_back({{"gflop", scaled_json(p.flops, kGflop)}, {"efficiency", scaled_json(p.efficiency, 1.0)}});
   gpu["gemm_efficiency"] = curve;
   if (hw.fused_attention_forward_efficiency > 0.0)
-    gpu["fused_attention_efficiency"] = {{"forward", num(hw.fused_attention_forward_efficiency, 1.0)},
-                                         {"backward", num(hw.fused_attention_backward_efficiency, 1.0)}};
+    gpu["fused_attention_efficiency"] = {{"forward", scaled_json(hw.fused_attention_forward_efficiency, 1.0)},
+                                         {"backward", scaled_json(hw.fused_attention_backward_efficiency, 1.0)}};
   if (hw.cudnn_attention_forward_efficiency > 0.0)
-    gpu["cudnn_attention_efficiency"] = {{"forward", num(hw.cudnn_attention_forward_efficiency, 1.0)},
-                                         {"backward", num(hw.cudnn_attention_backward_efficiency, 1.0)}};
+    gpu["cudnn_attention_efficiency"] = {{"forward", scaled_json(hw.cudnn_attention_forward_efficiency, 1.0)},
+                                         {"backward", scaled_json(hw.cudnn_attention_backward_efficiency, 1.0)}};
   if (!hw.attention_kernel_speeds.empty()) gpu["attention_kernel_speed"] = io_detail::attention_speeds_json(hw);
   j["gpu"] = gpu;
   j["node"] = {{"gpus_per_node", hw.gpus_per_node}};
   if (hw.nvlink_domain_gpus > 0) j["node"]["nvlink_domain_gpus"] = hw.nvlink_domain_gpus;
   j["node"]["intra_node"] = link_json(hw.intra_node);
   j["network"] = {{"inter_node", link_json(hw.inter_node)}};
-  j["cost"] = {{"dollars_per_gpu_hour", num(hw.dollars_per_gpu_hour, 1.0)}};
+  j["cost"] = {{"dollars_per_gpu_hour", scaled_json(hw.dollars_per_gpu_hour, 1.0)}};
   return j;
 }
 

@@ -28,6 +28,8 @@ LayerMix layer_mix(const AcPolicy& policy, Recompute r) {
   return m;
 }
 
+double recomputed_layer_share(const AcPolicy& policy, Recompute r) { return layer_mix(policy, r).full; }
+
 double op_sac_stash_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, double e, AttentionKind k) {
   const double t = static_cast<double>(tp);
   const double T = b * s;

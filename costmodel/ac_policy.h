@@ -18,6 +18,14 @@ struct LayerMix {
 };
 LayerMix layer_mix(const AcPolicy& policy, Recompute r);
 
+/// Share of a stage's layers whose whole forward reruns in backward (layer_mix(...).full): 1 for
+/// --recompute full under megatron or torchtitan-op, 1/N under every-N-layers (only every N-th
+/// block is checkpointed; the others keep their activations and rerun nothing), 0 for none and
+/// selective. Whatever repeats with a layer's forward follows this share, not `recompute == full`:
+/// DeepSpeed's ZeRO-3 re-fetch (zero3_refetch_share, costmodel/zero_comm.h) and the MoE
+/// dispatch/combine all-to-all (costmodel/moe_cost.h, step_costs' ep_comm_backward_s).
+double recomputed_layer_share(const AcPolicy& policy, Recompute r);
+
 /// torchtitan op-level SAC (torchtitan/parallelisms/parallelize_llama.py `_save_list` and
 /// `_custom_policy` at commit 9dec370ad26b5f8e9a7333a0e36165018262644b, 2024-12-26; the same list
 /// at 1ea476e9f24be439eda358aa864f45c1c37a8a88, 2024-04-24, and 820504e20d1149fbf0b98c567af24c4b0433b22d,

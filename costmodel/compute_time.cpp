@@ -143,7 +143,7 @@ static LayerComm tp_only_comm(const Problem& p, const ParallelConfig& cfg, const
     const double ag = all_gather_s(hw, g, bytes);
     const double rs = reduce_scatter_s(hw, g, bytes);
     if (p.job.knobs.tp_comm_overlap) {
-      LayerComm o = overlapped_tp_comm(layer_gemm_times(p, cfg), ag, rs, cfg.recompute);
+      LayerComm o = overlapped_tp_comm(layer_gemm_times(p, cfg), ag, rs);
       o.recompute_s = policy_tp_recompute_s(p, cfg, o.forward_s, ag);
       return o;
     }

@@ -85,7 +85,7 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
   c.dx_gemm_s += r * (expert_gemms + router);
   c.backward_input_s += r * (expert_gemms + router + 2.0 * act + memory_bound_time_s(hw, perm.backward_bytes));
   c.backward_weight_s += r * (expert_gemms + router);
-  c.recompute_s += layer_mix(p.job.ac_policy, cfg.recompute).full * fwd;  // costmodel/ac_policy.h
+  c.recompute_s += recomputed_layer_share(p.job.ac_policy, cfg.recompute) * fwd;  // costmodel/ac_policy.h
 }
 
 double alltoall_s(const HardwareProfile& hw, int n, int stride, double bytes) {
@@ -121,7 +121,7 @@ void add_expert_comm(const Problem& p, const ParallelConfig& cfg, LayerComm& com
   comm.backward_s += pass;
   comm.collective_s += r * a2a;
   comm.expert_s += pass;
-  comm.recompute_s += layer_mix(p.job.ac_policy, cfg.recompute).full * pass;
+  comm.recompute_s += recomputed_layer_share(p.job.ac_policy, cfg.recompute) * pass;
 }
 
 double layer_activation_bytes_for(const Problem& p, const ParallelConfig& cfg) {
@@ -129,7 +129,7 @@ double layer_activation_bytes_for(const Problem& p, const ParallelConfig& cfg) {
   const double b = d(cfg.micro_batch_size), s = cp_local_seq(p, cfg);  // seq / cp
   const double e = activation_element_bytes(p.job.dtype);
   const double base = policy_layer_activation_bytes(p, cfg);  // costmodel/ac_policy.h
-  const double kept = 1.0 - layer_mix(p.job.ac_policy, cfg.recompute).full;  // layers not checkpointed whole
+  const double kept = 1.0 - recomputed_layer_share(p.job.ac_policy, cfg.recompute);  // layers not checkpointed whole
   if (!m.moe.enabled() || kept <= 0.0) return base;
   const MoeSpec& x = m.moe;
   const double T = moe_local_tokens(p, cfg);

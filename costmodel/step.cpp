@@ -37,6 +37,7 @@ struct LayerCosts {
   LayerCompute compute;
   LayerComm comm;
   EndsCompute ends;
+  double recomputed_share = 0;  // layers whose forward (and MoE all-to-all) reruns in backward
 };
 
 LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
@@ -45,6 +46,7 @@ LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
   lc.comm = layer_tp_comm(p, cfg, lc.compute);
   add_expert_comm(p, cfg, lc.comm);  // MoE dispatch/combine all-to-all (costmodel/moe_cost.h)
   lc.ends = ends_compute(p, cfg);
+  lc.recomputed_share = recomputed_layer_share(p.job.ac_policy, cfg.recompute);  // costmodel/ac_policy.h
   return lc;
 }
 
@@ -67,7 +69,8 @@ ChunkCosts chunk_times(const LayerCosts& lc, int layers, bool first, bool last) 
                        k.tp_comm_backward_s;
   k.backward_weight_s = layers * c.backward_weight_s + (last ? e.head_backward_weight_s : 0.0);
   k.ep_comm_forward_s = layers * m.expert_s;
-  k.ep_comm_backward_s = layers * m.expert_s * (c.recompute_s > 0 && m.recompute_s > 0 ? 2.0 : 1.0);
+  // The dispatch/combine repeats in the recomputed forward of the checkpointed layers only.
+  k.ep_comm_backward_s = layers * m.expert_s * (1.0 + lc.recomputed_share);
   return k;
 }
 
@@ -167,7 +170,7 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   // framework's granularity, prefetched behind the previous layer (costmodel/zero_comm.h).
   const ShardedCollectives sc = sharded_collectives(p, cfg, stage, g);
   const ShardingKnobs& knobs = p.job.knobs.sharding;
-  const bool refetch = cfg.recompute == Recompute::Full && knobs.granularity == ShardGranularity::Buckets;
+  const double refetch = zero3_refetch_share(p, cfg);  // DeepSpeed re-fetches for recomputed layers
   const double layers = std::max(1, sc.layers);
   out.total_s = M * zero3_total_s(sc, refetch);
   out.exposed_s = overlap ? M * zero3_exposed_s(sc, st.forward_s / layers, st.backward_s / layers, refetch,
@@ -203,6 +206,21 @@ static Bottleneck largest_term(const TimeBreakdown& t) {
   consider(t.dp_comm_s, Bottleneck::DpComm);
   consider(t.optimizer_s, Bottleneck::Optimizer);
   return b;
+}
+
+// Tokens/s, executed TFLOP/s per GPU, MFU (model FLOPs) and HFU (with recompute) of a step of `step_s`.
+static Throughput step_throughput(const Problem& p, const ParallelConfig& cfg, double step_s) {
+  const double sequences = static_cast<double>(p.job.global_batch);
+  const double seq = static_cast<double>(p.job.seq_len);
+  const StepFlops f = policy_step_flops(p, cfg.recompute, sequences, seq);  // costmodel/ac_policy.h
+  const double gpus = static_cast<double>(p.job.gpus);
+  const double peak = job_peak_flops(p);
+  Throughput th;
+  th.tokens_per_s = sequences * seq / step_s;
+  th.tflops_per_gpu = f.hardware / (step_s * gpus) / 1e12;
+  th.mfu = f.model / (step_s * gpus * peak);
+  th.hfu = f.hardware / (step_s * gpus * peak);
+  return th;
 }
 
 StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
@@ -272,17 +290,7 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
   t.dp_comm_s = dp_exposed;
   t.optimizer_s = optimizer;
   t.step_s = t.compute_s + t.tp_comm_s + t.pp_bubble_s + t.pp_comm_s + t.dp_comm_s + t.optimizer_s;
-
-  const double sequences = static_cast<double>(p.job.global_batch);
-  const double seq = static_cast<double>(p.job.seq_len);
-  const StepFlops f = policy_step_flops(p, cfg.recompute, sequences, seq);  // costmodel/ac_policy.h
-  const double gpus = static_cast<double>(p.job.gpus);
-  const double peak = job_peak_flops(p);
-  Throughput& th = est.throughput;
-  th.tokens_per_s = sequences * seq / t.step_s;
-  th.tflops_per_gpu = f.hardware / (t.step_s * gpus) / 1e12;
-  th.mfu = f.model / (t.step_s * gpus * peak);
-  th.hfu = f.hardware / (t.step_s * gpus * peak);
+  est.throughput = step_throughput(p, cfg, t.step_s);
   est.bottleneck = est.fits ? largest_term(t) : Bottleneck::Memory;
   return est;
 }
@@ -317,6 +325,7 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     k.grad_bytes += expert_chunk_grad_bytes(p, cfg, c);  // MoE: reduced over the expert-data group
     k.dp_reduce_s += expert_chunk_reduce_s(p, cfg, c);
     k.zero3_gather_s = cfg.zero_stage >= 3 ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
+    k.zero3_refetch_share = cfg.zero_stage >= 3 ? zero3_refetch_share(p, cfg) : 0.0;
     out.chunks.push_back(k);
   }
   out.p2p_bytes = cfg.pp > 1 ? p2p_activation_bytes(p, cfg) : 0.0;

@@ -20,7 +20,7 @@ LayerGemmTimes layer_gemm_times(const Problem& p, const ParallelConfig& cfg) {
   return g;
 }
 
-LayerComm overlapped_tp_comm(const LayerGemmTimes& g, double ag, double rs, Recompute recompute) {
+LayerComm overlapped_tp_comm(const LayerGemmTimes& g, double ag, double rs) {
   auto over = [](double comm, double gemm) { return std::max(0.0, comm - gemm); };
   LayerComm out;
   out.collective_s = ag + rs;
@@ -29,7 +29,6 @@ LayerComm overlapped_tp_comm(const LayerGemmTimes& g, double ag, double rs, Reco
                    over(2.0 * ag, g.qkv_s + g.up_s);
   const double all = 2.0 * (2.0 * ag + 2.0 * rs) + 2.0 * ag;
   out.hidden_s = all - out.forward_s - out.backward_s;
-  if (recompute == Recompute::Full) out.recompute_s = out.forward_s;
   return out;
 }
 

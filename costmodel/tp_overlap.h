@@ -23,7 +23,8 @@ LayerGemmTimes layer_gemm_times(const Problem& p, const ParallelConfig& cfg);
 ///            + max(0, 2 ag - (qkv + up))                  input re-gathers under the dW GEMMs
 /// (dX and dW GEMMs take as long as the forward GEMM they mirror). hidden_s = all collectives
 /// (4 ag + 4 rs forward and backward, + 2 re-gathers) minus the exposed part: it is charged
-/// kOverlapComputeSlowdown like every other overlapped collective. Full recompute repeats forward.
-LayerComm overlapped_tp_comm(const LayerGemmTimes& g, double ag_s, double rs_s, Recompute recompute);
+/// kOverlapComputeSlowdown like every other overlapped collective. recompute_s is left 0: the
+/// caller applies the job's activation-checkpoint policy (policy_tp_recompute_s, ac_policy.h).
+LayerComm overlapped_tp_comm(const LayerGemmTimes& g, double ag_s, double rs_s);
 
 }  // namespace meshplan

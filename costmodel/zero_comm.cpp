@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/ac_policy.h"
 #include "costmodel/memory.h"
 #include "costmodel/pipeline.h"
 
@@ -59,19 +60,25 @@ double hidden_miss(double comm, double compute, double f) {
 }
 }  // namespace
 
-double zero3_total_s(const ShardedCollectives& c, bool refetch) {
-  const double L = static_cast<double>(c.layers);
-  return c.gather_ends_s + L * c.gather_layer_s +                              // forward
-         L * ((refetch ? 2.0 : 1.0) * c.gather_layer_s + c.reduce_layer_s) + c.reduce_ends_s;  // backward
+double zero3_refetch_share(const Problem& p, const ParallelConfig& cfg) {
+  if (p.job.knobs.sharding.granularity != ShardGranularity::Buckets) return 0.0;
+  return recomputed_layer_share(p.job.ac_policy, cfg.recompute);
 }
 
-double zero3_exposed_s(const ShardedCollectives& c, double x_f, double x_b, bool refetch, int depth) {
-  if (depth <= 0 || c.layers == 0) return zero3_total_s(c, refetch);
+// (1 + r) * gather is exact for r = 0 and r = 1, so whole-model recompute keeps its old figures.
+double zero3_total_s(const ShardedCollectives& c, double r) {
+  const double L = static_cast<double>(c.layers);
+  return c.gather_ends_s + L * c.gather_layer_s +                              // forward
+         L * ((1.0 + r) * c.gather_layer_s + c.reduce_layer_s) + c.reduce_ends_s;  // backward
+}
+
+double zero3_exposed_s(const ShardedCollectives& c, double x_f, double x_b, double r, int depth) {
+  if (depth <= 0 || c.layers == 0) return zero3_total_s(c, r);
   const double L = static_cast<double>(c.layers);
   const double f = c.prefetch_fraction;
   const double forward = c.gather_ends_s + c.gather_layer_s + (L - 1.0) * hidden_miss(c.gather_layer_s, x_f, f);
-  const double per_layer_backward = (refetch ? 2.0 : 1.0) * c.gather_layer_s + c.reduce_layer_s;
-  const double backward = c.gather_layer_s + (refetch ? c.gather_layer_s : 0.0) +
+  const double per_layer_backward = (1.0 + r) * c.gather_layer_s + c.reduce_layer_s;
+  const double backward = c.gather_layer_s + r * c.gather_layer_s +
                           (L - 1.0) * hidden_miss(per_layer_backward, x_b, f) + c.reduce_layer_s + c.reduce_ends_s;
   return forward + backward;
 }

@@ -30,18 +30,27 @@ int layer_weight_matrices(const ModelSpec& m);
 ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& cfg, int stage,
                                        const GroupPlacement& g);
 
+/// Share r of a stage's layers whose backward gathers their weights twice, once for the recomputed
+/// forward and once for the backward. DeepSpeed (Buckets) fetches a module's parameters in its
+/// forward pre-hook, so every layer whose forward is recomputed fetches again:
+/// r = recomputed_layer_share (costmodel/ac_policy.h; 1/N under every-N-layers, not 1). FSDP
+/// (PerUnit) unshards a unit in its pre-backward hook and skips its forward pre-hook while in
+/// PRE_BACKWARD, so a recomputed forward reuses the gathered weights: r = 0, checkpointed or not
+/// (pytorch/pytorch torch/distributed/_composable/fsdp/_fsdp_state.py, FSDPState._pre_forward, at
+/// 005da465b93443cc40d9e66d679637ada577f097: "the pre-backward hook is responsible for the unshard").
+double zero3_refetch_share(const Problem& p, const ParallelConfig& cfg);
+
 /// Exposed ZeRO-3 seconds of one micro-batch given the per-layer forward and backward compute
 /// `x_f`, `x_b` (prefetch depth >= 1; depth 0 exposes everything):
 ///   forward  = ag_ends + ag + (L-1) * hidden_miss(ag, x_f)
-///   backward = ag + (L-1) * hidden_miss(k ag + rs, x_b) + rs + rs_ends
-/// with hidden_miss(c, x) = (1 - f) c + max(0, f c - x), f the prefetch fraction, and k = 2 when
-/// DeepSpeed re-fetches for a full recompute (FSDP's recompute runs inside the unit's backward,
-/// where its weights are already gathered: k = 1). The first gather of each pass and the last
-/// reduce-scatter have nothing to hide behind.
-double zero3_exposed_s(const ShardedCollectives& c, double x_f, double x_b, bool refetch_for_recompute,
+///   backward = k ag + (L-1) * hidden_miss(k ag + rs, x_b) + rs + rs_ends
+/// with hidden_miss(c, x) = (1 - f) c + max(0, f c - x), f the prefetch fraction, and k = 1 + r
+/// gathers per layer in backward, r = `refetch_share` (zero3_refetch_share). The first gather of
+/// each pass and the last reduce-scatter have nothing to hide behind.
+double zero3_exposed_s(const ShardedCollectives& c, double x_f, double x_b, double refetch_share,
                        int prefetch_depth);
 
-/// Total ZeRO-3 collective seconds of one micro-batch (both passes).
-double zero3_total_s(const ShardedCollectives& c, bool refetch_for_recompute);
+/// Total ZeRO-3 collective seconds of one micro-batch (both passes): (1 + r) L gathers in backward.
+double zero3_total_s(const ShardedCollectives& c, double refetch_share);
 
 }  // namespace meshplan

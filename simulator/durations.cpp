@@ -2,6 +2,7 @@
 #include "simulator/durations.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
@@ -70,8 +71,8 @@ ChunkTimes chunk_times(const ChunkCosts& c, const ParallelConfig& cfg, bool spli
   t.layers = std::max(1, c.layers);
   // One layer's share of the chunk's per-pass gather (embedding/head weights spread over layers).
   t.gather_ns = ideal || grad_group_size(cfg) <= 1 || cfg.zero_stage < 3 ? 0 : seconds_to_ns(c.zero3_gather_s / t.layers);
-  // As the cost model: the recomputed forward of full recompute gathers the weights once more.
-  t.backward_gather_passes = cfg.recompute == Recompute::Full ? 2 : 1;
+  // As the cost model: only the layers whose recomputed forward gathers again (costmodel/zero_comm.h).
+  t.refetch_layers = static_cast<int>(std::lround(c.zero3_refetch_share * t.layers));
   t.activation_bytes = c.activation_bytes;
   t.ep_forward_ns = ideal ? 0 : seconds_to_ns(c.ep_comm_forward_s);
   t.ep_backward_ns = ideal ? 0 : seconds_to_ns(c.ep_comm_backward_s);

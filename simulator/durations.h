@@ -29,7 +29,7 @@ int ep_group_replicas(const ParallelConfig& cfg, int replicas);
 Result<bool> check_sim_options(const ParallelConfig& cfg, const SimOptions& o);
 
 /// Durations per model chunk (B without W includes the weight gradients; TP comm inside layers;
-/// ZeRO-3 gathers per layer and pass, 2 gather passes in B with full recompute), p2p, optimizer,
+/// ZeRO-3 gathers per layer, twice in B for the layers DeepSpeed re-fetches), p2p, optimizer,
 /// ZeRO-1/2 weight all-gather after the optimizer, slowdown factors. Assumes check_sim_options.
 SimInput make_sim_input(const Problem& p, const ParallelConfig& cfg, const Schedule& s,
                         const StepCosts& costs, const SimOptions& o);

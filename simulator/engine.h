@@ -18,8 +18,9 @@ namespace meshplan {
 ///   buckets overlap the rest of that backward. ZeRO-2/3 instead reduce-scatter every
 ///   micro-batch's layer buckets as its gradient-producing op makes them (R then adds nothing).
 ///   O waits for every DP collective of its lane.
-/// - ZeRO-3: each layer of F (and each gather pass of B) waits for its all-gather; the gather of the
-///   next layer is issued when the current layer starts (one layer of prefetch, across ops too).
+/// - ZeRO-3: each layer of F and B waits for its all-gather (in B twice for the layers DeepSpeed
+///   re-fetches for their recomputed forward: ChunkTimes::refetch_layers); the gather of the next
+///   piece is issued when the current one starts (one layer of prefetch, across ops too).
 /// - DP collectives (R buckets, ZeRO gathers) run on one DP stream per rank in issue order and
 ///   start only when every simulated replica of that rank has issued them (a straggler in one
 ///   replica delays all of them).

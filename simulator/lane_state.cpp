@@ -119,7 +119,7 @@ Nanoseconds World::stretch(int lane, Nanoseconds start, Nanoseconds dur) const {
 }
 
 void World::reduce_bucket(int lane, const Op& op, int bucket, Nanoseconds ready, std::vector<Wake>& wake) {
-  const int buckets = op.pieces > 1 ? op.pieces / op.passes : p.layers[op.model_chunk];
+  const int buckets = p.layers[op.model_chunk];
   issue(lane, ready, share_ns(p.reduce_ns(op), bucket, buckets), ActionKind::ReduceGrads, op.chunk, op.micro_batch, wake);
 }
 
@@ -145,8 +145,9 @@ Step World::compute(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& 
   return Step{Step::Yield, end};
 }
 
-// ZeRO-3: piece k (one layer of one gather pass) waits for its gather, issues the next one (one
-// layer of prefetch; after the last piece, the next gathered op's first), then computes.
+// ZeRO-3: piece k (one layer, or one of the two passes of a layer re-fetched for recompute) waits
+// for its gather, issues the next one (one layer of prefetch; after the last piece, the next
+// gathered op's first), then computes.
 Step World::compute_piece(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& wake) {
   LaneState& s = lanes[lane];
   const int g = op.model_chunk;
@@ -163,9 +164,10 @@ Step World::compute_piece(int lane, const Op& op, Nanoseconds now, std::vector<W
   if (w.kind != Step::Continue) return w;
   s.stats.gather_wait_ns += waited;
   if (s.piece == 0) begin_op(s, op, now);
-  // The layer whose last pass just ended hands its gradient bucket to the DP stream.
-  if (p.reduce_ns(op) > 0 && s.piece > 0 && s.piece % op.passes == 0)
-    reduce_bucket(lane, op, s.piece / op.passes - 1, now, wake);
+  // The layer whose last piece just ended hands its gradient bucket to the DP stream.
+  const int done = p.layers_done(op, s.piece);
+  if (p.reduce_ns(op) > 0 && s.piece > 0 && done > p.layers_done(op, s.piece - 1))
+    reduce_bucket(lane, op, done - 1, now, wake);
   int32_t next = -1;
   if (s.piece + 1 < op.pieces) {
     next = issue(lane, now, p.gather_ns[g], op.kind, op.chunk, op.micro_batch, wake);
@@ -184,7 +186,7 @@ Step World::compute_piece(int lane, const Op& op, Nanoseconds now, std::vector<W
   span(lane, Stream::Compute, op.kind, op.micro_batch, op.chunk, now, end, s.piece);
   s.piece_coll = next;
   if (++s.piece == op.pieces) {
-    if (p.reduce_ns(op) > 0) reduce_bucket(lane, op, op.pieces / op.passes - 1, end, wake);
+    if (p.reduce_ns(op) > 0) reduce_bucket(lane, op, p.layers[op.model_chunk] - 1, end, wake);
     s.piece = 0;
     end_op(s, op, end);
   }

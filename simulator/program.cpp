@@ -41,8 +41,7 @@ Op compile_op(const SimInput& in, const Program& p, int rep, int r, const Action
       break;
     case ActionKind::Backward:
       op.dur_ns = scaled(ct.backward_ns, slow);
-      op.passes = static_cast<int8_t>(ct.gather_ns > 0 ? ct.backward_gather_passes : 1);
-      op.pieces = static_cast<int16_t>(ct.gather_ns > 0 ? ct.layers * ct.backward_gather_passes : 1);
+      op.pieces = static_cast<int16_t>(ct.gather_ns > 0 ? ct.layers + ct.refetch_layers : 1);
       op.releases = !split;
       break;
     case ActionKind::BackwardWeight:
@@ -91,6 +90,7 @@ Program compile_program(const SimInput& in) {
   for (const ChunkTimes& ct : in.chunks) {
     p.gather_ns.push_back(ct.gather_ns);
     p.layers.push_back(ct.layers < 1 ? 1 : ct.layers);
+    p.refetch_layers.push_back(ct.refetch_layers);
     p.activation_bytes.push_back(ct.activation_bytes);
     p.tp_forward_ns.push_back(ct.tp_forward_ns);
     p.tp_backward_ns.push_back(ct.tp_backward_ns);

@@ -17,8 +17,8 @@ struct Op {  // 32 bytes: the event loop streams through these
   ActionKind kind = ActionKind::Forward;
   int16_t chunk = 0;          // local chunk
   int16_t model_chunk = 0;
-  int16_t pieces = 1;         // ZeRO-3: one piece per layer and gather pass, each after its gather
-  int8_t passes = 1;          // gather passes per layer (pieces = layers * passes)
+  int16_t pieces = 1;         // ZeRO-3: one piece per gather, each after its gather: a layer's, and in
+                              // B a second one before each re-fetching layer (Program::layers_done)
   bool releases = false;      // last backward piece of its micro-batch: frees the stash, and its
                               // gradients feed this chunk's R (and, ZeRO-2/3, its reduce-scatter)
 };
@@ -33,6 +33,7 @@ struct Program {
   std::vector<std::vector<Op>> ops;           // per lane
   std::vector<Nanoseconds> gather_ns;         // per model chunk: one ZeRO-3 gather (0 = none)
   std::vector<int> layers;                    // per model chunk (gradient buckets)
+  std::vector<int> refetch_layers;            // per model chunk: layers gathered twice in B
   std::vector<double> activation_bytes;       // per model chunk
   std::vector<Nanoseconds> tp_forward_ns;     // per model chunk: TP communication inside F
   std::vector<Nanoseconds> tp_backward_ns;    // per model chunk: TP communication inside B
@@ -43,6 +44,13 @@ struct Program {
            : op.kind == ActionKind::Backward ? tp_backward_ns[op.model_chunk] : 0;
   }
   Nanoseconds reduce_ns(const Op& op) const { return op.releases ? reduce_mb_ns[op.model_chunk] : 0; }
+  /// ZeRO-3 B in pieces: its first R = refetch_layers layers take two pieces each (the recomputed
+  /// forward, then the backward, each after its own gather), the other layers one. Layers whose
+  /// gradients are complete before piece k: k/2 up to k = 2R, then k - R (all L at k = L + R).
+  int layers_done(const Op& op, int k) const {
+    const int r = op.kind == ActionKind::Backward && op.pieces > 1 ? refetch_layers[op.model_chunk] : 0;
+    return k <= 2 * r ? k / 2 : k - r;
+  }
   std::vector<Nanoseconds> after_gather_ns;   // per rank
   double overlap_slowdown = 0;
   int ep_group = 1;                           // replicas per expert-parallel group (1 = no joins)

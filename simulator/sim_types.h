@@ -24,8 +24,9 @@ struct ChunkTimes {
   Nanoseconds reduce_per_micro_batch_ns = 0;  // ZeRO-2/3: reduce-scatter of the chunk's gradients after
                                               // every micro-batch's gradient-producing op (B or W)
   Nanoseconds gather_ns = 0;       // ZeRO-3: all-gather of one layer's weights (0 otherwise)
-  int backward_gather_passes = 1;  // ZeRO-3 gathers per layer in B (2 with full recompute)
   int layers = 1;                  // gradient buckets and ZeRO-3 gathers are per layer
+  int refetch_layers = 0;          // ZeRO-3: layers (0..layers) whose recomputed forward in B gathers
+                                   // their weights again (DeepSpeed; costmodel/zero_comm.h)
   double activation_bytes = 0;     // stashed per micro-batch from F until its last backward piece
   Nanoseconds ep_forward_ns = 0;   // MoE: expert all-to-all inside tp_forward_ns (joins the EP group)
   Nanoseconds ep_backward_ns = 0;  // MoE: expert all-to-all inside tp_backward_ns

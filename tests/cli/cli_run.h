@@ -1,8 +1,12 @@
-// Test helper: run the built meshplan binary, capture exit code, stdout and stderr; scratch files.
+// Test helper: run the built meshplan binary, capture exit code, stdout and stderr; scratch files;
+// the check that a refusal is one line with a hint.
 #pragma once
+#include <catch2/catch.hpp>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -58,5 +62,23 @@ inline CliResult run_cli(const std::string& args) {
 }
 
 inline std::string source_path(const std::string& rel) { return std::string(MESHPLAN_SOURCE_DIR) + "/" + rel; }
+
+/// A user error as the house rules want it: exit 2, nothing on stdout, ONE stderr line starting
+/// "meshplan: ", carrying a hint and naming each of `needles` (file, field, the value at fault).
+inline void check_refusal(const CliResult& r, std::initializer_list<std::string> needles) {
+  INFO("stderr: " << r.err << "\nstdout: " << r.out);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.rfind("meshplan: ", 0) == 0);
+  CHECK(r.err.find("(hint: ") != std::string::npos);
+  for (const auto& n : needles) CHECK(r.err.find(n) != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+/// Runs `meshplan <args>` and checks that it is refused as check_refusal says.
+inline void check_bad(const std::string& args, std::initializer_list<std::string> needles) {
+  INFO("meshplan " << args);
+  check_refusal(run_cli(args), needles);
+}
 
 }  // namespace meshplan_test

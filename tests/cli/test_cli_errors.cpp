@@ -14,19 +14,6 @@ static std::string estimate_with(const std::string& model, const std::string& re
   return "estimate --model " + model + " --hardware a100-80gb-sxm --gpus 8 --global-batch 64 " + rest;
 }
 
-// One line on stderr, exit 2, naming each of `needles` (file, field, value) and carrying a hint.
-static void check_bad(const std::string& args, std::initializer_list<std::string> needles) {
-  INFO("meshplan " << args);
-  CliResult r = run_cli(args);
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.err_lines() == 1);
-  CHECK(r.err.rfind("meshplan: ", 0) == 0);
-  CHECK(r.err.find("(hint: ") != std::string::npos);
-  for (const auto& n : needles) CHECK(r.err.find(n) != std::string::npos);
-  CHECK(r.out.empty());
-}
-
 static std::string tiny(const std::string& extra) {
   return "hidden_size: 64\nnum_hidden_layers: 4\nnum_attention_heads: 4\nvocab_size: 256\n" + extra;
 }

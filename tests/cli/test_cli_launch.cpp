@@ -62,24 +62,15 @@ TEST_CASE("plan --export slurm|torchrun: plans under Megatron-LM's rules, refuse
     CHECK(r.out.find("pretrain_gpt.py") != std::string::npos);
     CHECK(r.out.find("zb-h1") == std::string::npos);  // Megatron has no ZB-H1 in the args we export
     CHECK(r.out.find("--main-grads-dtype fp32") != std::string::npos);
-    CliResult bad = run_cli(base + "--framework fsdp --export " + kind);
-    CHECK(bad.exit_code == 2);
-    CHECK(bad.err_lines() == 1);
-    CHECK(bad.err.find("not --framework fsdp") != std::string::npos);
+    check_bad(base + "--framework fsdp --export " + kind, {"not --framework fsdp"});
   }
 }
 
 TEST_CASE("launch export: an unknown --export kind is one line naming the launch kinds") {
   for (const std::string& cmd : {estimate_args("--export pbs"),
                                 "plan --model " + kTiny + " --hardware a100-80gb-sxm --gpus 16 --global-batch 32 "
-                                "--no-progress --export pbs"}) {
-    CliResult r = run_cli(cmd);
-    INFO(cmd << "\n" << r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.err_lines() == 1);
-    CHECK(r.err.find("--export=pbs") != std::string::npos);
-    CHECK(r.err.find("slurm, torchrun, mpirun, srun") != std::string::npos);
-  }
+                                "--no-progress --export pbs"})
+    check_bad(cmd, {"--export=pbs", "slurm, torchrun, mpirun, srun"});
 }
 
 TEST_CASE("run on one rank: the host map names this host, in the table and the JSON") {

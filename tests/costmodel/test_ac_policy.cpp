@@ -67,6 +67,18 @@ TEST_CASE("layer mix: which share of the layers keeps what") {
   CHECK(layer_mix(every(1), Recompute::Full).full == 1.0);
 }
 
+TEST_CASE("recomputed layer share: every-2-layers reruns half the layers' forward, full all, the rest none") {
+  CHECK(recomputed_layer_share(every(2), Recompute::Full) == 0.5);
+  CHECK(recomputed_layer_share(every(4), Recompute::Full) == 0.25);
+  CHECK(recomputed_layer_share(every(1), Recompute::Full) == 1.0);
+  CHECK(recomputed_layer_share(AcPolicy{}, Recompute::Full) == 1.0);
+  CHECK(recomputed_layer_share(op(), Recompute::Full) == 1.0);
+  for (const AcPolicy& a : {AcPolicy{}, op(), every(2)}) {
+    CHECK(recomputed_layer_share(a, Recompute::None) == 0.0);
+    CHECK(recomputed_layer_share(a, Recompute::Selective) == 0.0);  // op SAC reruns ops, not whole layers
+  }
+}
+
 TEST_CASE("op-level SAC stash of the tiny block, by hand (b 2, s 16: T 32 tokens, 2-byte elements)") {
   const ModelSpec m = tiny();
   // t = 1: input 2*32*64 = 4096; Q + V 2*32*(64+32) = 6144; SDPA output 4096 + LSE 4*4*32 = 512;

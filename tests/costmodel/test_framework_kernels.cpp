@@ -58,7 +58,7 @@ TEST_CASE("Megatron --tp-comm-overlap: each collective is exposed only beyond th
   LayerGemmTimes g;
   g.qkv_s = 3e-3, g.out_s = 1e-3, g.up_s = 4e-3, g.down_s = 4e-3;
   const double ag = 2e-3, rs = 2.5e-3;
-  const LayerComm c = overlapped_tp_comm(g, ag, rs, Recompute::None);
+  const LayerComm c = overlapped_tp_comm(g, ag, rs);
   // forward: (2-3)+ + (2.5-1)+ + (2-4)+ + (2.5-4)+ = 1.5 ms
   CHECK(c.forward_s == Approx(1.5e-3));
   // backward: ag-out 1 + ag-down 0 + rs-qkv 0 + rs-up 0 + (4 - 7)+ 0 = 1 ms
@@ -66,10 +66,9 @@ TEST_CASE("Megatron --tp-comm-overlap: each collective is exposed only beyond th
   // all collectives: 2 x (2 ag + 2 rs) + 2 ag = 22 ms; hidden = 22 - 2.5
   CHECK(c.hidden_s == Approx(22e-3 - 2.5e-3));
   CHECK(c.collective_s == Approx(4.5e-3));
-  CHECK(c.recompute_s == 0.0);
-  CHECK(overlapped_tp_comm(g, ag, rs, Recompute::Full).recompute_s == Approx(1.5e-3));
+  CHECK(c.recompute_s == 0.0);  // the caller's activation-checkpoint policy sets it
   // Collectives shorter than every GEMM are hidden entirely.
-  const LayerComm h = overlapped_tp_comm(g, 0.5e-3, 0.5e-3, Recompute::None);
+  const LayerComm h = overlapped_tp_comm(g, 0.5e-3, 0.5e-3);
   CHECK(h.forward_s == 0.0);
   CHECK(h.backward_s == 0.0);
 }
@@ -84,6 +83,14 @@ TEST_CASE("Megatron --tp-comm-overlap lowers the exposed TP time of a real layer
   p.job.knobs.tp_comm_overlap = true;
   const LayerComm over = layer_tp_comm(p, c, lc);
   CHECK(over.forward_s + over.backward_s < plain.forward_s + plain.backward_s);
+  CHECK(over.recompute_s == 0.0);  // no recompute
+  // Full recompute reruns the overlapped forward collectives of every layer, every-2-layers of half.
+  c.recompute = Recompute::Full;
+  CHECK(layer_tp_comm(p, c, lc).recompute_s == over.forward_s);
+  p.job.ac_policy = AcPolicy{AcPolicyKind::EveryNLayers, 2};
+  CHECK(layer_tp_comm(p, c, lc).recompute_s == 0.5 * over.forward_s);
+  p.job.ac_policy = AcPolicy{};
+  c.recompute = Recompute::None;
   const LayerGemmTimes g = layer_gemm_times(p, c);
   CHECK(g.qkv_s == Approx(gemm_time_s(p.hardware, 312e12, 2.0 * 4096 * 8192 * 3 * 8192 / 8)));
   c.sequence_parallel = false;  // without SP the all-reduce path is unchanged

@@ -141,6 +141,28 @@ TEST_CASE("dispatch and combine are charged in forward and backward of every MoE
   CHECK(none.forward_s == 0.0);
 }
 
+TEST_CASE("recompute repeats the all-to-all of the checkpointed layers only: every-2-layers half of them") {
+  Problem p = v3_problem(2048, 2048);
+  ParallelConfig c = moe_cfg(1, 16, 128, 64, 1);
+  // (recomputed / forward all-to-all of one layer, backward / forward all-to-all of a chunk)
+  auto check = [&](AcPolicy a, Recompute r, double recomputed, double backward) {
+    p.job.ac_policy = a;
+    c.recompute = r;
+    LayerComm comm;
+    add_expert_comm(p, c, comm);
+    const ChunkCosts k = step_costs(p, c).chunks[1];
+    REQUIRE(k.ep_comm_forward_s > 0.0);
+    CHECK(comm.recompute_s == recomputed * comm.forward_s);
+    CHECK(k.ep_comm_backward_s == Approx(backward * k.ep_comm_forward_s).epsilon(1e-14));
+  };
+  const AcPolicy every2{AcPolicyKind::EveryNLayers, 2};
+  check(AcPolicy{}, Recompute::None, 0.0, 1.0);
+  check(AcPolicy{}, Recompute::Selective, 0.0, 1.0);  // the attention core only
+  check(AcPolicy{}, Recompute::Full, 1.0, 2.0);
+  check(every2, Recompute::Full, 0.5, 1.5);
+  check(every2, Recompute::Selective, 0.0, 1.0);
+}
+
 TEST_CASE("expert gradients are reduced over the expert-data group") {
   Problem p = v3_problem(2048, 2048);
   ParallelConfig c = moe_cfg(1, 16, 128, 64, 1);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/io.h"
+#include "costmodel/zero_comm.h"
 #include "simulator/goodput.h"
 #include "simulator/plan_sim.h"
 #include "simulator/timeline_text.h"
@@ -92,6 +93,39 @@ TEST_CASE("estimate vs simulate over a sweep: within 3 %, or the report names th
   INFO(within << " of " << plans << " plans within 3 %");
   CHECK(plans > 300);
   CHECK(within >= plans * 3 / 4);
+}
+
+TEST_CASE("ZeRO-3 with full recompute: the simulator re-gathers exactly the layers the cost model re-fetches") {
+  // DeepSpeed (buckets) re-fetches every recomputed layer, 1/N of them under every-N-layers; FSDP
+  // (per unit) none (costmodel/zero_comm.h zero3_refetch_share).
+  const AcPolicy every2{AcPolicyKind::EveryNLayers, 2};
+  for (ShardGranularity g : {ShardGranularity::PerUnit, ShardGranularity::Buckets})
+    for (const AcPolicy& a : {AcPolicy{}, every2}) {
+      Problem p = problem("llama-2-7b", 8, 32);
+      p.job.knobs.sharding.granularity = g;
+      p.job.ac_policy = a;
+      ParallelConfig c = config(p, 1, 2, 3, ScheduleKind::OneFOneB, 1);
+      c.recompute = Recompute::Full;
+      REQUIRE(validate_config(p, c, "test").empty());
+      auto ps = simulate_plan(p, c, SimOptions{});
+      REQUIRE(ps.ok());
+      const double share = g == ShardGranularity::Buckets ? (a == every2 ? 0.5 : 1.0) : 0.0;
+      REQUIRE(zero3_refetch_share(p, c) == share);
+      const int layers = ps->costs.chunks[0].layers;  // 16 of llama-2-7b's 32 on rank 0
+      int forward = 0, backward = 0;
+      for (const Span& s : ps->result.spans) {
+        if (s.lane != 0 || s.stream != Stream::Dp) continue;
+        forward += s.kind == ActionKind::Forward;
+        backward += s.kind == ActionKind::Backward;
+      }
+      INFO("granularity " << static_cast<int>(g) << " policy " << to_string(a) << ": " << check_named(*ps, "estimate").detail);
+      CHECK(layers == 16);
+      CHECK(forward == c.num_micro_batches * layers);
+      CHECK(backward == c.num_micro_batches * static_cast<int>(layers * (1.0 + share)));
+      // FSDP: simulated step within 3 % of the closed form (-1.2 % measured). DeepSpeed's buckets
+      // differ on purpose (per-matrix fetches and partial prefetch are closed-form only): -16 %.
+      if (g == ShardGranularity::PerUnit) CHECK(check_named(*ps, "estimate").ok);
+    }
 }
 
 TEST_CASE("the 1T plan (TP=8 PP=64 DP=6, 512 micro-batches) simulates close to its estimate") {
