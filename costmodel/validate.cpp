@@ -48,6 +48,9 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.tp_comm_overlap = run.tp_comm_overlap;
   k.param_gather_overlap = run.overlap_param_gather;
   k.unpad_attention = run.unpad_attention;
+  // torchtitan's Llama block compiled or eager (`compile:`, default its compile.enable = false).
+  if (run.framework == "torchtitan") k.torch_compile = run.torch_compile.value_or(false);
+  k.fused_rmsnorm = run.fused_rmsnorm;
   return k;
 }
 
