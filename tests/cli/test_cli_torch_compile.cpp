@@ -33,7 +33,7 @@ TEST_CASE("estimate, plan and simulate --help state --torch-compile and its defa
   }
 }
 
-TEST_CASE("estimate --torch-compile: eager (torchtitan's default) is slower; the plan file keeps 'on'") {
+TEST_CASE("estimate --torch-compile: eager (torchtitan's default) is slower and the plan file keeps 'on'") {
   const std::string plan = scratch_dir() + "/torch-compile-plan.json";
   CliResult def = run_cli(est(""));
   CliResult off = run_cli(est("--torch-compile off"));
@@ -72,7 +72,7 @@ TEST_CASE("plan --export torchtitan writes [compile] enable = true only when com
   CHECK(compiled.out.find("[compile]\nenable = true") != std::string::npos);
 }
 
-TEST_CASE("--torch-compile outside torchtitan, or with a bad value, is one line and exit 2") {
+TEST_CASE("estimate refuses --torch-compile outside torchtitan, or a bad value, in one line (exit 2)") {
   const std::string fsdp = "estimate --model " + kModel + " --hardware h100-80gb-sxm --gpus 8 --global-batch 16 "
                            "--seq 8192 --zero 3 --micro-batch 2 --framework fsdp --torch-compile off";
   for (const std::string& args : {fsdp, est("--torch-compile yes")}) {

@@ -56,7 +56,7 @@ TEST_CASE("eager RMSNorm and SwiGLU bytes of torchtitan's Llama block, by hand")
   CHECK(big.backward == 12683575296.0);
 }
 
-TEST_CASE("torch_compile off adds the eager bytes at HBM speed; torchtitan's default is off") {
+TEST_CASE("torch_compile off adds the eager bytes at HBM speed and torchtitan's default is off") {
   CHECK_FALSE(framework_knobs(framework_spec(Framework::Torchtitan)).torch_compile);
   for (Framework f : {Framework::Megatron, Framework::Nemo, Framework::DeepSpeed, Framework::Fsdp, Framework::Meshplan})
     CHECK(framework_knobs(framework_spec(f)).torch_compile);
@@ -79,7 +79,7 @@ TEST_CASE("torch_compile off adds the eager bytes at HBM speed; torchtitan's def
   CHECK(eager.forward_s - compiled.forward_s == Approx(5234491392.0 / (2039e9 * 0.8)));
 }
 
-TEST_CASE("validation runs: `compile` and `norm_type` reach the knobs; absent compile is torchtitan's false") {
+TEST_CASE("validation runs: `compile` and `norm_type` reach the knobs and absent compile is torchtitan's false") {
   const std::string head =
       "hardware: a100-80gb-sxm\nframework: torchtitan\nmodels:\n"
       "  m: {model_type: llama, hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, "
