@@ -1,4 +1,5 @@
-// --cp, --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy: flags, report JSON and plan-file reading.
+// --cp, --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile: flags,
+// report JSON and plan-file reading.
 #include "cli/feature_options.h"
 
 #include "cli/feature_report.h"
@@ -45,6 +46,12 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                   "reduce-scatter outputs saved, the rest recomputed), every-N-layers (full = torchtitan's "
                   "layer SAC: every N-th layer checkpointed whole, the others keep everything); the torchtitan ones need "
                   "--framework torchtitan (default megatron)");
+  allowed_values(sub->add_option("--torch-compile", o.torch_compile,
+                                 "torchtitan's compile.enable: on = torch.compile fuses each block's RMSNorm and "
+                                 "SwiGLU into single kernels, off = they run eager, one kernel per op with fp32 "
+                                 "norm upcasts (more HBM traffic); needs --framework torchtitan (default off, "
+                                 "torchtitan's default)"),
+                 {"on", "off"});
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -85,6 +92,16 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
       return make_error(kCmd, "--ac-policy", o.ac_policy, "is torchtitan's activation checkpointing",
                         "add --framework torchtitan, or use --ac-policy megatron");
   }
+  // No default of its own either: torchtitan's compile.enable = false (core/framework.cpp) stands.
+  if (given(o.app, "--torch-compile")) {
+    if (o.torch_compile != "on" && o.torch_compile != "off")
+      return make_error(kCmd, "--torch-compile", o.torch_compile, "must be on or off",
+                        "on = torch.compile'd blocks, off = eager (torchtitan's default)");
+    if (job.framework != Framework::Torchtitan)
+      return make_error(kCmd, "--torch-compile", o.torch_compile, "is torchtitan's compile option",
+                        "add --framework torchtitan (the other frameworks' kernels are costed fused)");
+    job.knobs.torch_compile = o.torch_compile == "on";
+  }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
   return true;
@@ -106,6 +123,8 @@ void add_job_features(ojson& j, const Job& job) {
   }
   if (job.knobs.fused_kernel != framework_knobs(framework_spec(job.framework)).fused_kernel)
     j["attention_kernel"] = to_string(job.knobs.fused_kernel);
+  if (job.knobs.torch_compile != framework_knobs(framework_spec(job.framework)).torch_compile)
+    j["torch_compile"] = job.knobs.torch_compile;
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
@@ -146,6 +165,14 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     auto k = parse_fused_kernel(kernel);
     if (!k) return make_error(file, at + ".attention_kernel", kernel, "unknown attention kernel", "flash2, flash1, triton, triton-ops or cudnn");
     job.knobs.fused_kernel = *k;
+  }
+  if (j.is_object() && j.contains("torch_compile")) {
+    if (!j["torch_compile"].is_boolean())
+      return make_error(file, at + ".torch_compile", j["torch_compile"].dump(), "must be true or false", "");
+    if (job.framework != Framework::Torchtitan)
+      return make_error(file, at + ".torch_compile", j["torch_compile"].dump(), "is torchtitan's compile option",
+                        "framework torchtitan, or drop the key");
+    job.knobs.torch_compile = j["torch_compile"].get<bool>();
   }
   auto c = parse_cp_comm(cp_comm);
   if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather or a2a");

@@ -34,6 +34,10 @@
 //         :336 fsdp_reshard_after_forward (always = ZeRO-3, never = ZeRO-2 like SHARD_GRAD_OP);
 //         :652 activation_checkpoint.mode selective|full|none; TP plans use SequenceParallel for
 //         norms (torchtitan/models/llama3/infra/parallelize.py), i.e. SP whenever tp > 1
+//       torchtitan/config/job_config.py:721-723  class Compile: enable: bool = False ("Whether to
+//         apply torch.compile"); earlier the flag --training.compile (action="store_true",
+//         torchtitan/config_manager.py:399 at 9dec370ad) and `compile = false` in
+//         train_configs/llama3_{8b,70b}.toml at 1ea476e9f, 9dec370ad and in 238fa9953's TOMLs
 //  [F]  PyTorch FSDP (torch.distributed.fsdp ShardingStrategy): FULL_SHARD (ZeRO-3),
 //       SHARD_GRAD_OP (ZeRO-2), NO_SHARD (DDP); no tensor or pipeline parallelism of its own
 //  [N]  NeMo megatron_gpt_config.yaml (NVIDIA/NeMo examples/nlp/language_modeling/conf): Megatron
@@ -255,6 +259,8 @@ FrameworkKnobs framework_knobs(const FrameworkSpec& f) {
     if (f.zero3_prefetch_bytes > 0) k.sharding.prefetch_bucket_elements = f.zero3_prefetch_bytes / 2.0;
     if (f.dp_bucket_bytes > 0) k.sharding.reduce_bucket_elements = f.dp_bucket_bytes / 2.0;
   }
+  // torchtitan runs eager unless compile is asked for ([T] job_config.py Compile.enable = False).
+  if (f.id == Framework::Torchtitan) k.torch_compile = false;
   return k;
 }
 

@@ -81,6 +81,15 @@ struct FrameworkKnobs {
   /// the output back (llm-foundry's flash_attn_fn): extra element-wise traffic per layer,
   /// costmodel/eager_elementwise.h. A property of the model code, not of FSDP; off by default.
   bool unpad_attention = false;
+  /// torchtitan's compile.enable (training.compile before mid-2025): torch.compile (inductor) on each
+  /// transformer block, which fuses every element-wise chain (RMSNorm, SiLU * gate) into one kernel, as
+  /// costmodel/compute_time.cpp's element-wise bytes assume. false: the Llama block's PyTorch ops run
+  /// eagerly, one kernel each, with RMSNorm's fp32 upcasts (costmodel/eager_llama_ops.h). true here (the
+  /// fused kernels every other framework runs); torchtitan's default is false (core/framework.cpp).
+  bool torch_compile = true;
+  /// torchtitan's [model] norm_type = "fused_rmsnorm" (a Triton kernel with its own backward,
+  /// torchtitan/models/norms.py FusedRMSNorm at 1ea476e9f): the norms are fused even when eager.
+  bool fused_rmsnorm = false;
 };
 
 }  // namespace meshplan

@@ -83,6 +83,15 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
       r.boolean(n, "overlap_param_gather", path + ".overlap_param_gather", false, "true|false");
   run.unpad_attention =
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
+  if (Reader::has(n, "compile"))  // torchtitan's compile.enable; absent: the framework's default
+    run.torch_compile = r.boolean(n, "compile", path + ".compile", true, "true|false");
+  const std::string norm = r.text(n, "norm_type", path + ".norm_type", std::string("rmsnorm"), "rmsnorm|fused_rmsnorm");
+  if (norm != "rmsnorm" && norm != "fused_rmsnorm")
+    r.fail(path + ".norm_type", norm, "unknown norm_type", "rmsnorm or fused_rmsnorm (torchtitan's [model] norm_type)");
+  run.fused_rmsnorm = norm == "fused_rmsnorm";
+  if ((run.torch_compile.has_value() || run.fused_rmsnorm) && run.framework != "torchtitan")
+    r.fail(path + (run.torch_compile.has_value() ? ".compile" : ".norm_type"), run.framework,
+           "is costed for torchtitan's Llama code only", "framework: torchtitan, or drop the key");
   run.fused_kernel = r.text(n, "fused_kernel", path + ".fused_kernel", defaults.fused_kernel, kKernels);
   if (!run.fused_kernel.empty() && !parse_fused_kernel(run.fused_kernel))
     r.fail(path + ".fused_kernel", run.fused_kernel, "unknown attention kernel", kKernels);

@@ -1,6 +1,7 @@
 // Published training runs (model, cluster, parallel layout, measured iteration time) to validate against.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,8 @@ struct ValidationRun {
   int ep = 1;                   // expert-parallel size (MoE runs)
   int etp = 1;                  // expert tensor-parallel size (MoE runs; tables that omit it: see `assumed`)
   std::string fused_kernel;     // flash2 | flash1 | triton | cudnn; "" = the framework's (core/framework_knobs.h)
+  std::optional<bool> torch_compile;  // torchtitan's compile: absent = its default (FrameworkKnobs::torch_compile)
+  bool fused_rmsnorm = false;   // torchtitan's norm_type fused_rmsnorm (FrameworkKnobs::fused_rmsnorm)
   ParamConvention convention = ParamConvention::Default16;  // `bytes_per_param:` (file level, run override)
 };
 

@@ -10,6 +10,7 @@
 #include "costmodel/collectives.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/eager_elementwise.h"
+#include "costmodel/eager_llama_ops.h"
 #include "costmodel/fp8.h"
 #include "costmodel/flops.h"
 #include "costmodel/tp_overlap.h"
@@ -86,18 +87,24 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const ElementwiseBytes e = elementwise_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
   const Fp8Overhead casts = fp8_cast_bytes(p, cfg, b * s);
   const double ew_outside = memory_bound_time_s(hw, e.outside_core);
-  // Model code that unpads q/k/v around FlashAttention (FrameworkKnobs::unpad_attention).
-  const EagerBytes unpad = p.job.knobs.unpad_attention
-                               ? unpad_attention_bytes(p.model, b, s, cfg.tp, activation_element_bytes(p.job.dtype))
-                               : EagerBytes{};
+  // Model code's eager element-wise kernels: unpadding q/k/v around FlashAttention
+  // (FrameworkKnobs::unpad_attention) and torchtitan's uncompiled Llama ops, summed.
+  EagerBytes eager = p.job.knobs.unpad_attention ? unpad_attention_bytes(p.model, b, s, cfg.tp, ab) : EagerBytes{};
+  // torchtitan's Llama block without torch.compile (FrameworkKnobs::torch_compile): eager kernels.
+  if (!p.job.knobs.torch_compile) {
+    const EagerBytes llama = eager_llama_op_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, ab,
+                                                  p.job.knobs.fused_rmsnorm);
+    eager.forward += llama.forward;
+    eager.backward += llama.backward;
+  }
 
   LayerCompute c;
-  c.forward_s = qkv + out + up + down + core.forward_s + ew_outside + memory_bound_time_s(hw, unpad.forward) +
+  c.forward_s = qkv + out + up + down + core.forward_s + ew_outside + memory_bound_time_s(hw, eager.forward) +
                 memory_bound_time_s(hw, casts.forward_bytes);
   c.dx_gemm_s = qkv + out + up + down;
   // Element-wise backward reads the saved tensors and gradients and writes gradients: about twice
   // the forward bytes. The attention core's backward is costmodel/attention.h's.
-  c.backward_input_s = c.dx_gemm_s + core.backward_s + 2.0 * ew_outside + memory_bound_time_s(hw, unpad.backward) +
+  c.backward_input_s = c.dx_gemm_s + core.backward_s + 2.0 * ew_outside + memory_bound_time_s(hw, eager.backward) +
                        memory_bound_time_s(hw, casts.backward_bytes);
   c.backward_weight_s = qkv + out + up + down;
   c.qkv_dw_s = qkv;
@@ -105,7 +112,7 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   // none 0, selective the attention core, full the forward, torchtitan's policies (costmodel/ac_policy.h).
   c.recompute_s = policy_recompute_s(
       p, cfg, {c.forward_s, core.forward_s,
-               ew_outside + memory_bound_time_s(hw, unpad.forward) + memory_bound_time_s(hw, casts.forward_bytes),
+               ew_outside + memory_bound_time_s(hw, eager.forward) + memory_bound_time_s(hw, casts.forward_bytes),
                linear_peak});
   add_expert_compute(p, cfg, c);  // MoE: routed experts on the busiest rank (costmodel/moe_cost.h)
   return c;

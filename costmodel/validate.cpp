@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/framework.h"
 #include "core/job_features.h"
 #include "costmodel/flops.h"
 
@@ -48,6 +49,10 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.tp_comm_overlap = run.tp_comm_overlap;
   k.param_gather_overlap = run.overlap_param_gather;
   k.unpad_attention = run.unpad_attention;
+  // torchtitan's Llama block compiled or eager (`compile:`; absent: torchtitan's compile.enable = false).
+  if (run.framework == "torchtitan")
+    k.torch_compile = run.torch_compile.value_or(framework_knobs(framework_spec(Framework::Torchtitan)).torch_compile);
+  k.fused_rmsnorm = run.fused_rmsnorm;
   return k;
 }
 

@@ -95,6 +95,9 @@ std::string torchtitan_toml(const Problem& p, const ParallelConfig& c, bool fsdp
     o << "mode = \"" << to_string(c.recompute) << "\"\n";
     if (c.recompute == Recompute::Selective) o << "selective_ac_option = \"op\"\n";
   }
+  // Costed with fused element-wise kernels (FrameworkKnobs::torch_compile): torchtitan must compile
+  // its blocks to run that; its default (compile.enable = false) is the eager cost.
+  if (p.job.knobs.torch_compile) o << "\n[compile]\nenable = true\n";
   return o.str();
 }
 

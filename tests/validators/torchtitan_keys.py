@@ -1,7 +1,7 @@
 """Checks a meshplan torchtitan/FSDP export: valid TOML (tomllib), and every key one that torchtitan's
 JobConfig defines. Key lists copied from torchtitan/config/job_config.py at pytorch/torchtitan
-238fa9953e4aec2a62582121564273d7cbb1e9f1 (the [job], [training], [parallelism] and
-[activation_checkpoint] dataclasses). usage: torchtitan_keys.py FILE.toml; exit 0 ok, 1 not."""
+238fa9953e4aec2a62582121564273d7cbb1e9f1 (the [job], [training], [parallelism],
+[activation_checkpoint] and [compile] dataclasses; Compile: enable, components, backend). usage: torchtitan_keys.py FILE.toml; exit 0 ok, 1 not."""
 import sys
 import tomllib
 
@@ -22,6 +22,7 @@ KNOWN = {
     "activation_checkpoint": {"mode", "selective_ac_option", "per_op_sac_force_recompute_mm_shapes_by_fqns",
                               "early_stop", "memory_budget", "visualize_memory_budget_pareto",
                               "preserve_rng_state", "determinism_check", "debug"},
+    "compile": {"enable", "components", "backend"},
 }
 SCHEDULES = {"GPipe", "1F1B", "Interleaved1F1B", "LoopedBFS", "InterleavedZeroBubble", "ZBVZeroBubble",
              "DualPipeV"}
