@@ -19,7 +19,8 @@ struct HiddenExpertComm {
 /// under the backward combine too. Per layer:
 ///   hidden forward  = min(expert_s, backward_input_s + backward_weight_s)
 ///   hidden backward = min(expert_s, forward_s)
-/// Zero unless FrameworkKnobs::moe_a2a_overlap, the model has experts and ep > 1. Not modelled:
+/// Zero unless FrameworkKnobs::moe_a2a_overlap, the model has experts, ep > 1 and the pipeline is
+/// interleaved or absent (Megatron-Core core_v0.15.0 asserts a virtual pipeline when pp > 1). Not modelled:
 /// the pipeline's warm-up and cool-down steps (forward or backward alone), which have nothing to
 /// overlap with: (P-1)*2 + (v-1)*P of the v*M chunk steps in Megatron's interleaved schedule.
 HiddenExpertComm hidden_expert_comm(const Problem& p, const ParallelConfig& cfg, const LayerCompute& c,

@@ -50,6 +50,11 @@ TEST_CASE("EP overlap is off without the knob, without experts and at ep 1") {
   const LayerCompute c = compute_of(1e-3, 2e-3, 1e-3);
   CHECK(hidden_expert_comm(moe_problem(false), ep_cfg(8), c, 3e-3).forward_s == 0.0);
   CHECK(hidden_expert_comm(moe_problem(true), ep_cfg(1), c, 3e-3).forward_s == 0.0);
+  ParallelConfig piped = ep_cfg(8);
+  piped.pp = 2; piped.dp = 4;  // pp > 1 without a virtual pipeline: Megatron-Core has no combined 1F1B
+  CHECK(hidden_expert_comm(moe_problem(true), piped, c, 3e-3).forward_s == 0.0);
+  piped.virtual_stages = 2; piped.schedule = ScheduleKind::Interleaved;
+  CHECK(hidden_expert_comm(moe_problem(true), piped, c, 3e-3).forward_s == Approx(3e-3));
   Problem dense = meshplan_test::problem(meshplan_test::llama2_7b(), 8, 64, 1024);
   dense.job.knobs.moe_a2a_overlap = true;
   ParallelConfig d = ep_cfg(1);
