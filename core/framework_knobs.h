@@ -77,6 +77,10 @@ struct FrameworkKnobs {
   /// Megatron --overlap-param-gather (distributed optimizer): the all-gather of the updated 16-bit
   /// weights after the optimizer step runs under the next step's first forward. Off by default.
   bool param_gather_overlap = false;
+  /// Megatron-Core --overlap-moe-expert-parallel-comm (+ --delay-wgrad-compute): the combined 1F1B
+  /// schedule hides the expert all-to-all under another micro-batch's compute
+  /// (costmodel/moe_a2a_overlap.h). Off by default, as in Megatron-Core.
+  bool moe_a2a_overlap = false;
   /// The model code gathers q, k, v into unpadded tensors for flash_attn's varlen kernel and scatters
   /// the output back (llm-foundry's flash_attn_fn): extra element-wise traffic per layer,
   /// costmodel/eager_elementwise.h. A property of the model code, not of FSDP; off by default.

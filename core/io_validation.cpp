@@ -81,6 +81,7 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.tp_comm_overlap = r.boolean(n, "tp_comm_overlap", path + ".tp_comm_overlap", false, "true|false");
   run.overlap_param_gather =
       r.boolean(n, "overlap_param_gather", path + ".overlap_param_gather", false, "true|false");
+  run.moe_a2a_overlap = r.boolean(n, "moe_a2a_overlap", path + ".moe_a2a_overlap", false, "true|false");
   run.unpad_attention =
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
   if (Reader::has(n, "compile"))  // torchtitan's compile.enable; absent: the framework's default

@@ -11,6 +11,7 @@
 #include "costmodel/grad_compression.h"
 #include "costmodel/flops.h"
 #include "costmodel/memory.h"
+#include "costmodel/moe_a2a_overlap.h"
 #include "costmodel/moe_cost.h"
 #include "costmodel/moe_layout.h"
 #include "costmodel/pipeline.h"
@@ -45,6 +46,7 @@ LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
   lc.compute = layer_compute(p, cfg);
   lc.comm = layer_tp_comm(p, cfg, lc.compute);
   add_expert_comm(p, cfg, lc.comm);  // MoE dispatch/combine all-to-all (costmodel/moe_cost.h)
+  hide_expert_comm(p, cfg, lc.compute, lc.comm);  // combined 1F1B EP overlap (costmodel/moe_a2a_overlap.h)
   lc.ends = ends_compute(p, cfg);
   lc.recomputed_share = recomputed_layer_share(p.job.ac_policy, cfg.recompute);  // costmodel/ac_policy.h
   return lc;

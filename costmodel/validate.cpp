@@ -29,11 +29,12 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
 }
 
 // The Transformer Engine / torchao recipe a run names: current scaling (TE Float8CurrentScaling,
-// torchao "tensorwise" dynamic scaling), rowwise scales (closest: blockwise), else the frameworks'
+// torchao "tensorwise" dynamic scaling), rowwise scales (closest: blockwise), blockwise (TE
+// Float8BlockScaling), else the frameworks'
 // default delayed scaling (TE DelayedScaling; NeMo and llm-foundry default).
 Fp8Recipe run_fp8_recipe(const ValidationRun& run) {
   if (run.fp8_recipe == "current-scaling" || run.fp8_recipe == "tensorwise") return Fp8Recipe::Current;
-  if (run.fp8_recipe == "rowwise") return Fp8Recipe::Blockwise;
+  if (run.fp8_recipe == "rowwise" || run.fp8_recipe == "blockwise") return Fp8Recipe::Blockwise;
   return Fp8Recipe::Delayed;
 }
 
@@ -48,6 +49,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   if (auto named = parse_fused_kernel(run.fused_kernel)) k.fused_kernel = *named;
   k.tp_comm_overlap = run.tp_comm_overlap;
   k.param_gather_overlap = run.overlap_param_gather;
+  k.moe_a2a_overlap = run.moe_a2a_overlap;
   k.unpad_attention = run.unpad_attention;
   // torchtitan's Llama block compiled or eager (`compile:`; absent: torchtitan's compile.enable = false).
   if (run.framework == "torchtitan")
