@@ -87,10 +87,10 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const ElementwiseBytes e = elementwise_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
   const Fp8Overhead casts = fp8_cast_bytes(p, cfg, b * s);
   const double ew_outside = memory_bound_time_s(hw, e.outside_core);
-  // Model code's eager element-wise kernels: unpadding q/k/v around FlashAttention
-  // (FrameworkKnobs::unpad_attention) and torchtitan's uncompiled Llama ops, summed.
+  // Model code's eager element-wise kernels, summed: unpadding q/k/v around FlashAttention
+  // (FrameworkKnobs::unpad_attention) and torchtitan's Llama ops without torch.compile
+  // (FrameworkKnobs::torch_compile, costmodel/eager_llama_ops.h).
   EagerBytes eager = p.job.knobs.unpad_attention ? unpad_attention_bytes(p.model, b, s, cfg.tp, ab) : EagerBytes{};
-  // torchtitan's Llama block without torch.compile (FrameworkKnobs::torch_compile): eager kernels.
   if (!p.job.knobs.torch_compile) {
     const EagerBytes llama = eager_llama_op_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, ab,
                                                   p.job.knobs.fused_rmsnorm);

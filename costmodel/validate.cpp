@@ -30,8 +30,8 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
 
 // The Transformer Engine / torchao recipe a run names: current scaling (TE Float8CurrentScaling,
 // torchao "tensorwise" dynamic scaling), rowwise scales (closest: blockwise), blockwise (TE
-// Float8BlockScaling), else the frameworks'
-// default delayed scaling (TE DelayedScaling; NeMo and llm-foundry default).
+// Float8BlockScaling), else the frameworks' default delayed scaling (TE DelayedScaling; NeMo and
+// llm-foundry default).
 Fp8Recipe run_fp8_recipe(const ValidationRun& run) {
   if (run.fp8_recipe == "current-scaling" || run.fp8_recipe == "tensorwise") return Fp8Recipe::Current;
   if (run.fp8_recipe == "rowwise" || run.fp8_recipe == "blockwise") return Fp8Recipe::Blockwise;
