@@ -94,6 +94,14 @@ struct FrameworkKnobs {
   /// torchtitan's [model] norm_type = "fused_rmsnorm" (a Triton kernel with its own backward,
   /// torchtitan/models/norms.py FusedRMSNorm at 1ea476e9f): the norms are fused even when eager.
   bool fused_rmsnorm = false;
+  /// ZeRO-1 whose gradient reduction is an all-reduce, not a reduce-scatter: DeepSpeed's
+  /// BF16_Optimizer (bf16 with ZERO_STAGE=0, Megatron-DeepSpeed's "its own zero stage 1
+  /// equivalent") shards the fp32 optimizer state over DP but hands its whole fp32 gradient buffer
+  /// to the engine's all-reduce (deepspeed/runtime/bf16_optimizer.py get_grads_for_reduction ->
+  /// engine.py allreduce_gradients / buffered_allreduce_fallback). Each rank then updates its shard
+  /// and the 16-bit weights are all-gathered, as for ZeRO-1. Off by default (Megatron's distributed
+  /// optimizer and DeepSpeed's ZeRO-1 reduce-scatter); set by validation files (`dp_all_reduce`).
+  bool dp_all_reduce = false;
 };
 
 }  // namespace meshplan

@@ -53,6 +53,7 @@ struct ValidationRun {
   std::string fused_kernel;     // flash2 | flash1 | triton | cudnn; "" = the framework's (core/framework_knobs.h)
   std::optional<bool> torch_compile;  // torchtitan's compile: absent = its default (FrameworkKnobs::torch_compile)
   bool fused_rmsnorm = false;   // torchtitan's norm_type fused_rmsnorm (FrameworkKnobs::fused_rmsnorm)
+  bool dp_all_reduce = false;   // ZeRO-1 gradients all-reduced (DeepSpeed BF16_Optimizer; FrameworkKnobs)
   ParamConvention convention = ParamConvention::Default16;  // `bytes_per_param:` (file level, run override)
 };
 

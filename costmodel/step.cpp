@@ -134,6 +134,12 @@ double per_layer_collective_s(const Problem& p, const ParallelConfig& cfg, int s
 }
 }  // namespace
 
+// ZeRO-0 all-reduces the gradients; so does ZeRO-1 under DeepSpeed's BF16_Optimizer
+// (FrameworkKnobs::dp_all_reduce). ZeRO-1/2/3 otherwise reduce-scatter them.
+static bool dp_reduce_all_reduce(const Problem& p, const ParallelConfig& cfg) {
+  return cfg.zero_stage == 0 || (cfg.zero_stage == 1 && p.job.knobs.dp_all_reduce);
+}
+
 static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st) {
   DpComm out;
   if (grad_group_size(cfg) <= 1) return out;
@@ -146,12 +152,12 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   if (cfg.zero_stage <= 1) {
     // Gradients accumulate locally over the M micro-batches and are reduced once, behind the last
     // backward: ZeRO-0 all-reduces them (or a compressed reduction, costmodel/grad_compression.h),
-    // ZeRO-1 reduce-scatters them and all-gathers the updated 16-bit weights after the optimizer
-    // (not overlapped).
+    // ZeRO-1 reduce-scatters them (all-reduces under dp_all_reduce) and all-gathers the updated
+    // 16-bit weights after the optimizer (not overlapped).
     const double reduce = p.job.compression != GradCompression::None
                               ? compressed_reduction(p, cfg, stage, g).total_s
-                              : cfg.zero_stage == 0 ? all_reduce_s(hw, g, params * pb.gradients)
-                                                    : reduce_scatter_s(hw, g, params * pb.gradients);
+                              : dp_reduce_all_reduce(p, cfg) ? all_reduce_s(hw, g, params * pb.gradients)
+                                                             : reduce_scatter_s(hw, g, params * pb.gradients);
     const double after = cfg.zero_stage == 1 ? all_gather_s(hw, g, params * pb.weights) : 0.0;
     out.total_s = reduce + after;
     // --overlap-param-gather: the gather runs under the next step's first forward (FrameworkKnobs).
@@ -316,8 +322,8 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e);
     const double params = chunk_parameters_per_gpu(p.model, cfg, c);
     k.grad_bytes = params * pb.gradients;
-    k.dp_reduce_s = cfg.zero_stage == 0 ? all_reduce_s(hw, dp_group, k.grad_bytes)
-                                        : reduce_scatter_s(hw, dp_group, k.grad_bytes);
+    k.dp_reduce_s = dp_reduce_all_reduce(p, cfg) ? all_reduce_s(hw, dp_group, k.grad_bytes)
+                                                 : reduce_scatter_s(hw, dp_group, k.grad_bytes);
     if (p.job.compression != GradCompression::None) {
       // The stage's compressed reduction, shared among its chunks by parameters.
       const int stage = c % cfg.pp;

@@ -39,22 +39,22 @@ Fp8Recipe run_fp8_recipe(const ValidationRun& run) {
 }
 
 FrameworkKnobs run_framework(const ValidationRun& run) {
-  FrameworkKnobs k;
+  // Start from what `--framework` sets (core/framework.cpp framework_knobs: DeepSpeed's buckets,
+  // Transformer Engine's cuDNN attention for megatron/nemo, torchtitan eager); framework names the
+  // CLI does not know (megatron-deepspeed, meta-4d) start from the plain defaults. The run's own
+  // keys then override.
+  const std::optional<Framework> f = parse_framework(run.framework);
+  FrameworkKnobs k = f ? framework_knobs(framework_spec(*f)) : FrameworkKnobs{};
   k.attention = run.attention;
-  if (run.framework == "deepspeed") k.sharding.granularity = ShardGranularity::Buckets;
-  // Megatron-Core and NeMo run Transformer Engine's attention: cuDNN's kernel on Hopper
-  // (core/framework_knobs.h FusedAttentionKernel); the same rule as framework_knobs().
-  if (run.framework == "megatron" || run.framework == "nemo") k.fused_kernel = FusedAttentionKernel::Cudnn;
   // A run that names its kernel (llm-foundry's attn_impl, the flash-attn version) overrides the rule.
   if (auto named = parse_fused_kernel(run.fused_kernel)) k.fused_kernel = *named;
   k.tp_comm_overlap = run.tp_comm_overlap;
   k.param_gather_overlap = run.overlap_param_gather;
   k.moe_a2a_overlap = run.moe_a2a_overlap;
   k.unpad_attention = run.unpad_attention;
-  // torchtitan's Llama block compiled or eager (`compile:`; absent: torchtitan's compile.enable = false).
-  if (run.framework == "torchtitan")
-    k.torch_compile = run.torch_compile.value_or(framework_knobs(framework_spec(Framework::Torchtitan)).torch_compile);
+  if (run.torch_compile) k.torch_compile = *run.torch_compile;  // torchtitan's `compile:` when given
   k.fused_rmsnorm = run.fused_rmsnorm;
+  k.dp_all_reduce = run.dp_all_reduce;
   return k;
 }
 

@@ -172,6 +172,29 @@ TEST_CASE("ZeRO-2/3 reduce-scatter gradients every micro-batch; ZeRO-0/1 once pe
   CHECK(dp_total(3, 1) > dp_total(2, 1) - ag);
 }
 
+TEST_CASE("dp_all_reduce: ZeRO-1 under DeepSpeed's BF16_Optimizer all-reduces its gradients") {
+  Problem p = meshplan_test::problem(meshplan_test::llama2_7b(), 64, 512, 4096);
+  ParallelConfig c = config(1, 1, 64, 2, 4);
+  c.dp_overlap = false;
+  const GroupPlacement g = place_group(p.hardware, 64, 1);
+  const double grads = p.model.num_parameters() * param_bytes(p.job.convention).gradients;
+  auto dp_total = [&](int zero, bool all_reduce) {
+    c.zero_stage = zero;
+    p.job.knobs.dp_all_reduce = all_reduce;
+    return dp_comm(p, c, 0, stage_times(p, c, 0)).total_s;
+  };
+  // The reduction alone changes: reduce-scatter -> all-reduce; the bf16 weight all-gather stays.
+  CHECK(dp_total(1, true) - dp_total(1, false) ==
+        Approx(all_reduce_s(p.hardware, g, grads) - reduce_scatter_s(p.hardware, g, grads)));
+  CHECK(dp_total(1, true) > dp_total(1, false));
+  // ZeRO-0 all-reduces anyway: the knob changes nothing there.
+  CHECK(dp_total(0, true) == Approx(dp_total(0, false)));
+  // The simulator's per-chunk reduction follows the same rule.
+  c.zero_stage = 1;
+  p.job.knobs.dp_all_reduce = true;
+  CHECK(step_costs(p, c).chunks[0].dp_reduce_s == Approx(all_reduce_s(p.hardware, g, grads)));
+}
+
 TEST_CASE("hidden communication slows compute by kOverlapComputeSlowdown of its time") {
   Problem p = meshplan_test::problem(meshplan_test::gpt(6144, 48, 64), 8, 4, 2048);
   ParallelConfig c = config(8, 1, 1, 4, 1);
