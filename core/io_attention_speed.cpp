@@ -35,7 +35,8 @@ std::vector<double> positive_list(Reader& r, const YAML::Node& entry, const char
       r.fail(at + "[" + std::to_string(i) + "]", node_text(list[i]), "must be a number", kExample);
       break;
     }
-    if (!(v > 0.0) || !std::isfinite(v)) r.fail(at + "[" + std::to_string(i) + "]", node_text(list[i]), "must be positive", kExample);
+    if (!(v > 0.0) || !std::isfinite(v))
+      r.fail(at + "[" + std::to_string(i) + "]", node_text(list[i]), "must be positive", kExample);
     out.push_back(v);
   }
   return out;

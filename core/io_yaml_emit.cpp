@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/io.h"
+#include "core/io_detail.h"
 
 namespace meshplan {
 
@@ -29,19 +30,9 @@ static bool needs_quotes(const std::string& s) {
   return s.back() == ' ';
 }
 
-// Shortest "%.Ng" text that reads back as exactly `v` (nlohmann's own dump is not always shortest).
-static std::string shortest(double v) {
-  char buf[40];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) {  // integral: "80", never "8e+01"
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
-  }
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
+// Shortest "%.Ng" text that reads back as exactly `v`, integral values as integers ("80", never
+// "8e+01"): the same text every profile emitter prints (io_detail.h scaled_text).
+static std::string shortest(double v) { return io_detail::scaled_text(v, 1.0); }
 
 static std::string json_scalar(const ojson& v) {
   return v.is_number_float() && std::isfinite(v.get<double>()) ? shortest(v.get<double>()) : v.dump();
