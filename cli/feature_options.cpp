@@ -1,4 +1,5 @@
-// --cp, --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile: flags,
+// --cp, --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
+// --cross-entropy: flags,
 // report JSON and plan-file reading.
 #include "cli/feature_options.h"
 
@@ -52,6 +53,12 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                                  "norm upcasts (more HBM traffic); needs --framework torchtitan (default off, "
                                  "torchtitan's default)"),
                  {"on", "off"});
+  allowed_values(sub->add_option("--cross-entropy", o.cross_entropy,
+                                 "Loss kernel over the LM head's logits: unfused (Megatron-Core's "
+                                 "vocab_parallel_cross_entropy, 38 + 14 bytes per logit), fused (Megatron's "
+                                 "--cross-entropy-loss-fusion, 22 + 14), generic (12 + 12) (default: the "
+                                 "framework's: unfused for megatron, fused for nemo, else generic)"),
+                 {"unfused", "fused", "generic"});
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -102,6 +109,14 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
                         "add --framework torchtitan (the other frameworks' kernels are costed fused)");
     job.knobs.torch_compile = o.torch_compile == "on";
   }
+  // No default of its own: the framework's loss kernel (core/framework.cpp) stands unless given.
+  if (given(o.app, "--cross-entropy")) {
+    auto k = parse_cross_entropy(o.cross_entropy);
+    if (!k)
+      return make_error(kCmd, "--cross-entropy", o.cross_entropy, "unknown cross-entropy kernel",
+                        "use unfused, fused or generic");
+    job.knobs.cross_entropy = *k;
+  }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
   return true;
@@ -125,6 +140,8 @@ void add_job_features(ojson& j, const Job& job) {
     j["attention_kernel"] = to_string(job.knobs.fused_kernel);
   if (job.knobs.torch_compile != framework_knobs(framework_spec(job.framework)).torch_compile)
     j["torch_compile"] = job.knobs.torch_compile;
+  if (job.knobs.cross_entropy != framework_knobs(framework_spec(job.framework)).cross_entropy)
+    j["cross_entropy"] = to_string(job.knobs.cross_entropy);
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
@@ -157,10 +174,16 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     out = j[key].get<std::string>();
     return true;
   };
-  std::string cp_comm = "p2p", fp8 = "none", gc = "none", kernel, acp = "megatron";
+  std::string cp_comm = "p2p", fp8 = "none", gc = "none", kernel, acp = "megatron", loss;
   for (auto [key, out] : {std::pair<const char*, std::string*>{"cp_comm", &cp_comm}, {"fp8", &fp8},
-                          {"grad_compression", &gc}, {"attention_kernel", &kernel}, {"ac_policy", &acp}})
+                          {"grad_compression", &gc}, {"attention_kernel", &kernel}, {"ac_policy", &acp},
+                          {"cross_entropy", &loss}})
     if (auto r = text(key, *out); !r) return r.error();
+  if (!loss.empty()) {
+    auto k = parse_cross_entropy(loss);
+    if (!k) return make_error(file, at + ".cross_entropy", loss, "unknown cross-entropy kernel", "unfused, fused or generic");
+    job.knobs.cross_entropy = *k;
+  }
   if (!kernel.empty()) {
     auto k = parse_fused_kernel(kernel);
     if (!k) return make_error(file, at + ".attention_kernel", kernel, "unknown attention kernel", "flash2, flash1, triton, triton-ops or cudnn");

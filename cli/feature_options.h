@@ -20,11 +20,12 @@ struct FeatureOptions {
   std::string attention_kernel;          // --attention-kernel flash2|flash1|triton|cudnn ("" = the framework's)
   std::string ac_policy = "megatron";    // --ac-policy megatron|torchtitan-op|every-N-layers
   std::string torch_compile;             // --torch-compile on|off ("" = the framework's: off for torchtitan)
+  std::string cross_entropy;             // --cross-entropy unfused|fused|generic ("" = the framework's)
   CLI::App* app = nullptr;
 };
 
-/// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy and --torch-compile
-/// (job-level flags).
+/// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile and
+/// --cross-entropy (job-level flags).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
 void add_cp_option(CLI::App* sub, int& cp);
@@ -35,8 +36,8 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
 
 /// Adds "cp" (and the CP exchange) to a config object when cp > 1, and the job's FP8 recipe and
 /// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged; the
-/// fused attention kernel ("attention_kernel") and "torch_compile" only where they differ from the
-/// framework's.
+/// fused attention kernel ("attention_kernel"), "torch_compile" and "cross_entropy" only where they
+/// differ from the framework's.
 void add_config_features(ojson& config, const ParallelConfig& c);
 void add_job_features(ojson& job_json, const Job& job);
 /// Reads the job's features back from a plan file's job object (absent keys: the defaults);

@@ -253,6 +253,10 @@ FrameworkKnobs framework_knobs(const FrameworkSpec& f) {
   // Megatron-Core / NeMo attend through Transformer Engine, which picks cuDNN's fused attention on
   // Hopper (framework_knobs.h); the others run FlashAttention-2 (SDPA's flash backend, flash_attn).
   if (f.id == Framework::Megatron || f.id == Framework::Nemo) k.fused_kernel = FusedAttentionKernel::Cudnn;
+  // The loss: Megatron-LM's --cross-entropy-loss-fusion is off by default ([M] arguments.py,
+  // action='store_true'); NeMo 2.0's GPTConfig sets cross_entropy_loss_fusion = True.
+  if (f.id == Framework::Megatron) k.cross_entropy = CrossEntropyKernel::Unfused;
+  if (f.id == Framework::Nemo) k.cross_entropy = CrossEntropyKernel::Fused;
   if (f.id == Framework::DeepSpeed) {
     k.sharding.granularity = ShardGranularity::Buckets;
     // The spec's buckets are bytes of bf16 elements (2 bytes each); the knobs count elements.

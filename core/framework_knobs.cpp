@@ -30,4 +30,19 @@ std::optional<FusedAttentionKernel> parse_fused_kernel(const std::string& s) {
   return std::nullopt;
 }
 
+const char* to_string(CrossEntropyKernel k) {
+  switch (k) {
+    case CrossEntropyKernel::Generic: return "generic";
+    case CrossEntropyKernel::Unfused: return "unfused";
+    case CrossEntropyKernel::Fused: return "fused";
+  }
+  return "generic";
+}
+
+std::optional<CrossEntropyKernel> parse_cross_entropy(const std::string& s) {
+  for (auto k : {CrossEntropyKernel::Generic, CrossEntropyKernel::Unfused, CrossEntropyKernel::Fused})
+    if (s == to_string(k)) return k;
+  return std::nullopt;
+}
+
 }  // namespace meshplan

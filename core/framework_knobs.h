@@ -63,6 +63,15 @@ const char* to_string(FusedAttentionKernel k);
 /// "flash2", "cudnn", "flash1", "triton", "triton-ops".
 std::optional<FusedAttentionKernel> parse_fused_kernel(const std::string& s);
 
+/// Which cross-entropy kernel runs on the LM head's logits (costmodel/cross_entropy.h counts the bytes
+/// of each). Unfused: Megatron-Core's vocab_parallel_cross_entropy, Megatron-LM's default. Fused: the
+/// same under jit_fuser (--cross-entropy-loss-fusion; NeMo 2.0 and Megatron-Bridge turn it on). Generic:
+/// a six-pass estimate for the frameworks whose loss code is not counted. New values go at the end.
+enum class CrossEntropyKernel { Generic, Unfused, Fused };
+const char* to_string(CrossEntropyKernel k);
+/// "generic", "unfused", "fused".
+std::optional<CrossEntropyKernel> parse_cross_entropy(const std::string& s);
+
 /// Everything a training framework decides that the cost model needs (issue 12's --framework sets
 /// these together; each is also a flag of its own).
 struct FrameworkKnobs {
@@ -102,6 +111,9 @@ struct FrameworkKnobs {
   /// and the 16-bit weights are all-gathered, as for ZeRO-1. Off by default (Megatron's distributed
   /// optimizer and DeepSpeed's ZeRO-1 reduce-scatter); set by validation files (`dp_all_reduce`).
   bool dp_all_reduce = false;
+  /// The loss kernel (costmodel/cross_entropy.h): framework_knobs() picks Megatron's unfused one for
+  /// megatron and the fused one for nemo; validation files may name it (`cross_entropy`).
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::Generic;
 };
 
 }  // namespace meshplan

@@ -54,6 +54,7 @@ struct ValidationRun {
   std::optional<bool> torch_compile;  // torchtitan's compile: absent = its default (FrameworkKnobs::torch_compile)
   bool fused_rmsnorm = false;   // torchtitan's norm_type fused_rmsnorm (FrameworkKnobs::fused_rmsnorm)
   bool dp_all_reduce = false;   // ZeRO-1 gradients all-reduced (DeepSpeed BF16_Optimizer; FrameworkKnobs)
+  std::string cross_entropy;    // unfused | fused | generic; "" = the framework's (FrameworkKnobs::cross_entropy)
   ParamConvention convention = ParamConvention::Default16;  // `bytes_per_param:` (file level, run override)
 };
 

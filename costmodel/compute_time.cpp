@@ -8,6 +8,7 @@
 #include "costmodel/activations.h"
 #include "costmodel/attention.h"
 #include "costmodel/collectives.h"
+#include "costmodel/cross_entropy.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/eager_elementwise.h"
 #include "costmodel/eager_llama_ops.h"
@@ -182,13 +183,15 @@ EndsCompute ends_compute(const Problem& p, const ParallelConfig& cfg) {
   e.embedding_forward_s = memory_bound_time_s(hw, 2.0 * T * h + 5.0 * T * h);
   e.embedding_backward_s = memory_bound_time_s(hw, 2.0 * (2.0 * T * h + 5.0 * T * h));
   const double logits = logits_forward_flops(p.model, b, s) / t;
-  // Vocab-parallel cross entropy in fp32: cast, max, exp-sum, loss, softmax gradient: ~6 passes of
-  // 4-byte logits T*V/t, plus the final norm (8Th, /t with SP).
-  const double ce_bytes = 24.0 * T * V / t;
+  // Cross entropy over the T*V/t logits of this GPU, with the framework's kernel
+  // (costmodel/cross_entropy.h), plus the final norm (8Th, /t with SP).
+  const CrossEntropyBytes ce = cross_entropy_bytes_per_logit(p.job.knobs.cross_entropy);
+  const double logit_elements = T * V / t;
   const double norm_bytes = 8.0 * T * h / (cfg.sequence_parallel ? t : 1.0);
-  e.head_forward_s = gemm_time_s(hw, peak, logits) + memory_bound_time_s(hw, ce_bytes / 2 + norm_bytes);
+  e.head_forward_s =
+      gemm_time_s(hw, peak, logits) + memory_bound_time_s(hw, ce.forward * logit_elements + norm_bytes);
   e.head_backward_input_s =
-      gemm_time_s(hw, peak, logits) + memory_bound_time_s(hw, ce_bytes / 2 + 2.0 * norm_bytes);
+      gemm_time_s(hw, peak, logits) + memory_bound_time_s(hw, ce.backward * logit_elements + 2.0 * norm_bytes);
   e.head_backward_weight_s = gemm_time_s(hw, peak, logits);
   if (cfg.tp > 1) {
     const GroupPlacement g = place_group(hw, cfg.tp, 1);

@@ -55,6 +55,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   if (run.torch_compile) k.torch_compile = *run.torch_compile;  // torchtitan's `compile:` when given
   k.fused_rmsnorm = run.fused_rmsnorm;
   k.dp_all_reduce = run.dp_all_reduce;
+  if (auto ce = parse_cross_entropy(run.cross_entropy)) k.cross_entropy = *ce;  // else the framework's
   return k;
 }
 

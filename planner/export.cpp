@@ -105,6 +105,8 @@ void precision_args(const Problem& p, ArgList& a) {
       a.arg("--fp8-amax-compute-algo", "max");
     }
   }
+  // Costed with the jit-fused loss (costmodel/cross_entropy.h): Megatron runs it only when asked.
+  if (p.job.knobs.cross_entropy == CrossEntropyKernel::Fused) a.arg("--cross-entropy-loss-fusion");
   // The cost counts dropout masks exactly when the model trains with dropout; Megatron's default is
   // 0.1 for both (transformer_config.py), so it is always written out.
   const char* drop = p.model.dropout ? "0.1" : "0.0";

@@ -1,0 +1,24 @@
+// HBM traffic of the loss: the cross entropy over the LM head's logits, per kernel the framework runs.
+#pragma once
+#include "core/framework_knobs.h"
+
+namespace meshplan {
+
+/// Bytes moved per logit element (one of T * V / tp on each GPU) by the cross entropy, forward and
+/// backward, counted from the code each kind runs (bf16 logits in, fp32 math):
+///   Unfused (Megatron-Core's default, vocab_parallel_cross_entropy in
+///   megatron/core/tensor_parallel/cross_entropy.py; Megatron-LM's --cross-entropy-loss-fusion is off by
+///   default): forward logits.float() (read 2, write 4), max (read 4), in-place "-= max" (8),
+///   torch.exp(out=) (8), sum (4), softmax div_ (8) = 38; the fp32 softmax is saved; backward
+///   grad_input.mul_(grad_output) (8) and the cast of the gradient back to bf16 (read 4, write 2) = 14.
+///   Fused (the same algorithm under jit_fuser, megatron/core/fusions/fused_cross_entropy.py; NeMo 2.0's
+///   GPTConfig turns cross_entropy_loss_fusion on): cast + max in one kernel writing the fp32 logits (6),
+///   subtract + exp + sum (8), div_ (8) = 22 forward; backward as Unfused, 14.
+///   Generic (any other framework; not counted from one code base): six 4-byte passes, 12 + 12.
+struct CrossEntropyBytes {
+  double forward = 0;   // bytes per logit element
+  double backward = 0;  // bytes per logit element
+};
+CrossEntropyBytes cross_entropy_bytes_per_logit(CrossEntropyKernel k);
+
+}  // namespace meshplan

@@ -1,0 +1,73 @@
+// CLI of --cross-entropy: help text, the framework's default, the plan-file key, Megatron's
+// --cross-entropy-loss-fusion in the export, one-line refusal.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "cli_run.h"
+
+using namespace meshplan_test;
+
+namespace {
+const std::string kModel = source_path("examples/models/llama-3-8b.yaml");
+
+std::string est(const std::string& rest) {
+  return "estimate --model " + kModel + " --hardware h100-80gb-sxm --gpus 8 --global-batch 16 --seq 4096 "
+         "--tp 2 --micro-batch 1 --framework megatron --format json " + rest;
+}
+
+double step_s(const std::string& json) {
+  const size_t at = json.find("\"step_s\": ");
+  REQUIRE(at != std::string::npos);
+  return std::stod(json.substr(at + 10));
+}
+}  // namespace
+
+TEST_CASE("estimate, plan and simulate --help state --cross-entropy and each framework's default") {
+  for (const char* cmd : {"estimate", "plan", "simulate"}) {
+    CliResult h = run_cli(std::string(cmd) + " --help");
+    INFO(cmd);
+    REQUIRE(h.exit_code == 0);
+    CHECK(h.out.find("--cross-entropy") != std::string::npos);
+    CHECK(h.out.find("unfused for megatron, fused for nemo") != std::string::npos);
+  }
+}
+
+TEST_CASE("estimate --cross-entropy: Megatron's default is unfused, fused is faster and kept in the plan file") {
+  const std::string plan = scratch_dir() + "/cross-entropy-plan.json";
+  CliResult def = run_cli(est(""));
+  CliResult unfused = run_cli(est("--cross-entropy unfused"));
+  CliResult fused = run_cli(est("--cross-entropy fused --output " + plan));
+  INFO(def.err << unfused.err << fused.err);
+  REQUIRE(def.exit_code == 0);
+  REQUIRE(unfused.exit_code == 0);
+  REQUIRE(fused.exit_code == 0);
+  CHECK(def.out.find("cross_entropy") == std::string::npos);  // the framework's own: no key
+  CHECK(step_s(unfused.out) == step_s(def.out));
+  const std::string j = slurp(plan);
+  CHECK(j.find("\"cross_entropy\": \"fused\"") != std::string::npos);
+  // 4 micro-batches of 4096 tokens x 128256 / 2 logits, 16 bytes fewer forward: ~4 x 4.2 GB at
+  // 3.35 TB/s x 0.76 = ~6.6 ms on the last (only) stage.
+  CHECK(step_s(def.out) - step_s(j) > 0.004);
+  CHECK(step_s(def.out) - step_s(j) < 0.010);
+  CliResult back = run_cli("estimate --plan " + plan + " --format json");
+  INFO(back.err);
+  REQUIRE(back.exit_code == 0);
+  CHECK(step_s(back.out) == step_s(j));
+}
+
+TEST_CASE("plan --export megatron asks for --cross-entropy-loss-fusion only when costed fused") {
+  const std::string base = "plan --model " + kModel + " --hardware h100-80gb-sxm --gpus 8 --global-batch 16 "
+                           "--seq 4096 --export megatron";
+  CliResult def = run_cli(base);
+  CliResult fused = run_cli(base + " --cross-entropy fused");
+  INFO(def.err << fused.err);
+  REQUIRE(def.exit_code == 0);
+  REQUIRE(fused.exit_code == 0);
+  CHECK(def.out.find("--cross-entropy-loss-fusion") == std::string::npos);
+  CHECK(fused.out.find("--cross-entropy-loss-fusion") != std::string::npos);
+}
+
+TEST_CASE("estimate refuses a bad --cross-entropy in one line (exit 2)") {
+  check_bad(est("--cross-entropy te"), {"--cross-entropy"});
+}

@@ -1,0 +1,74 @@
+// The loss kernel's HBM traffic: bytes per logit by kind, their time in the LM head, each framework's
+// default, and the validation files' `cross_entropy` key.
+#include <catch2/catch.hpp>
+
+#include "core/framework.h"
+#include "core/validation_runs.h"
+#include "costmodel/compute_time.h"
+#include "costmodel/cross_entropy.h"
+#include "costmodel/validate.h"
+#include "fixtures.h"
+
+using namespace meshplan;
+using Catch::Detail::Approx;
+
+TEST_CASE("cross entropy bytes per logit, counted from each kernel's passes") {
+  // Megatron-Core unfused: cast 2+4, max 4, -= 8, exp 8, sum 4, div 8; backward mul 8, cast 4+2.
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Unfused).forward == 38.0);
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Unfused).backward == 14.0);
+  // jit-fused: cast+max 6, subtract+exp+sum 8, div 8; the same backward.
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Fused).forward == 22.0);
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Fused).backward == 14.0);
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Generic).forward == 12.0);
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Generic).backward == 12.0);
+}
+
+TEST_CASE("the LM head pays the kernel's bytes over T * V / tp logits at HBM speed") {
+  Problem p = meshplan_test::problem(meshplan_test::llama3_8b(), 8, 8, 4096);
+  ParallelConfig c;
+  c.tp = 2; c.dp = 4; c.micro_batch_size = 1; c.num_micro_batches = 2;
+  p.job.knobs.cross_entropy = CrossEntropyKernel::Generic;
+  const EndsCompute generic = ends_compute(p, c);
+  p.job.knobs.cross_entropy = CrossEntropyKernel::Unfused;
+  const EndsCompute unfused = ends_compute(p, c);
+  // 4096 tokens x 128256 / 2 logits: (38 - 12) more bytes forward, (14 - 12) backward.
+  const double logits = 4096.0 * 128256.0 / 2.0;
+  CHECK(unfused.head_forward_s - generic.head_forward_s == Approx(memory_bound_time_s(p.hardware, 26.0 * logits)));
+  CHECK(unfused.head_backward_input_s - generic.head_backward_input_s ==
+        Approx(memory_bound_time_s(p.hardware, 2.0 * logits)));
+  CHECK(unfused.head_backward_weight_s == Approx(generic.head_backward_weight_s));  // the dW GEMM only
+}
+
+TEST_CASE("each framework's loss kernel: Megatron-LM unfused, NeMo fused, the others generic") {
+  CHECK(framework_knobs(framework_spec(Framework::Megatron)).cross_entropy == CrossEntropyKernel::Unfused);
+  CHECK(framework_knobs(framework_spec(Framework::Nemo)).cross_entropy == CrossEntropyKernel::Fused);
+  for (Framework f : {Framework::Meshplan, Framework::DeepSpeed, Framework::Fsdp, Framework::Torchtitan})
+    CHECK(framework_knobs(framework_spec(f)).cross_entropy == CrossEntropyKernel::Generic);
+  for (auto k : {CrossEntropyKernel::Generic, CrossEntropyKernel::Unfused, CrossEntropyKernel::Fused})
+    CHECK(parse_cross_entropy(to_string(k)) == k);
+  CHECK_FALSE(parse_cross_entropy("te").has_value());
+}
+
+TEST_CASE("validation files: `cross_entropy` at file level, per run, else the framework's") {
+  const std::string head =
+      "hardware: a100-80gb-sxm\nframework: megatron\nmodels:\n"
+      "  m: {n_embd: 64, n_layer: 2, n_head: 4, vocab_size: 256}\nruns:\n";
+  const std::string run = "  - {model: m, gpus: 1, global_batch: 1, iteration_s: 1";
+  auto set = parse_validation(head + run + "}\n" + run + ", cross_entropy: fused}\n", "t.yaml");
+  REQUIRE(set.ok());
+  CHECK(run_framework(set.value().runs[0]).cross_entropy == CrossEntropyKernel::Unfused);
+  CHECK(run_framework(set.value().runs[1]).cross_entropy == CrossEntropyKernel::Fused);
+  auto file_level = parse_validation("cross_entropy: generic\n" + head + run + "}\n", "f.yaml");
+  REQUIRE(file_level.ok());
+  CHECK(run_framework(file_level.value().runs[0]).cross_entropy == CrossEntropyKernel::Generic);
+  auto bad = parse_validation(head + run + ", cross_entropy: te}\n", "b.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "runs[0].cross_entropy");
+  // The shipped files that name it: Megatron-Bridge's MoE recipes fuse it, BLOOM's Megatron-DeepSpeed does not.
+  auto moe = load_validation(std::string(MESHPLAN_SOURCE_DIR) + "/validation/megatron-bridge-moe-h100.yaml");
+  REQUIRE(moe.ok());
+  for (const ValidationRun& r : moe.value().runs) CHECK(run_framework(r).cross_entropy == CrossEntropyKernel::Fused);
+  auto bloom = load_validation(std::string(MESHPLAN_SOURCE_DIR) + "/validation/bigscience2022-bloom-176b.yaml");
+  REQUIRE(bloom.ok());
+  for (const ValidationRun& r : bloom.value().runs) CHECK(run_framework(r).cross_entropy == CrossEntropyKernel::Unfused);
+}
