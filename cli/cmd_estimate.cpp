@@ -35,8 +35,13 @@ int run_estimate(const EstimateArgs& a) {
     return report_error(make_error("command line", "--export", a.export_kind, "unknown export",
                                    std::string("use ") + kLaunchExportKinds));
   const StepEstimate est = estimate_step(s.problem, s.config);
-  std::cout << (a.export_kind.empty() ? render_estimate(s.problem, est, a.output.format)
-                                      : launch_export(a.export_kind, s.problem, s.config));
+  if (a.export_kind.empty()) {
+    std::cout << render_estimate(s.problem, est, a.output.format);
+  } else {
+    auto script = launch_export(a.export_kind, s.problem, s.config);
+    if (!script) return report_error(script.error());
+    std::cout << script.value();
+  }
   std::cout.flush();
   if (!a.output.output.empty()) {
     // --output writes a plan file with this one candidate, so it can be simulated or run.

@@ -23,9 +23,11 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
   o.app = sub;
   allowed_values(sub->add_option("--cp-comm", o.cp_comm,
                                  "Context-parallel K/V exchange (Megatron-Core --cp-comm-type): p2p (ring attention, "
-                                 "overlapped with attention), all_gather (K/V all-gathered; GQA), a2a (Ulysses) "
+                                 "overlapped with attention), all_gather (K/V all-gathered; GQA), a2a (Ulysses), "
+                                 "torch_all_gather (PyTorch's context_parallel as torchtitan runs it: K/V gathered "
+                                 "at the query heads' width, fp32 dK/dV ring; needs --framework torchtitan) "
                                  "(default p2p)"),
-                 {"p2p", "all_gather", "a2a"});
+                 {"p2p", "all_gather", "a2a", "torch_all_gather"});
   allowed_values(sub->add_option("--fp8", o.fp8,
                                  "FP8 recipe of the linear-layer GEMMs (Transformer Engine): delayed, current, "
                                  "blockwise, mxfp8 (default none); needs an fp8 peak in the profile"),
@@ -70,7 +72,13 @@ static bool given(CLI::App* app, const char* flag) { return app && app->count(fl
 static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   if (!only_given || given(o.app, "--cp-comm")) {
     auto c = parse_cp_comm(o.cp_comm);
-    if (!c) return make_error(kCmd, "--cp-comm", o.cp_comm, "unknown CP exchange", "use p2p, all_gather or a2a");
+    if (!c)
+      return make_error(kCmd, "--cp-comm", o.cp_comm, "unknown CP exchange",
+                        "use p2p, all_gather, a2a or torch_all_gather");
+    // PyTorch's context_parallel is what torchtitan runs; Megatron-Core/NeMo run the other three.
+    if (*c == CpComm::TorchAllGather && job.framework != Framework::Torchtitan)
+      return make_error(kCmd, "--cp-comm", o.cp_comm, "is PyTorch's context_parallel (torchtitan)",
+                        "add --framework torchtitan, or use p2p, all_gather or a2a");
     job.cp_comm = *c;
   }
   if (!only_given || given(o.app, "--fp8")) {
@@ -198,7 +206,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     job.knobs.torch_compile = j["torch_compile"].get<bool>();
   }
   auto c = parse_cp_comm(cp_comm);
-  if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather or a2a");
+  if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather, a2a or torch_all_gather");
   job.cp_comm = *c;
   auto f = parse_fp8_recipe(fp8);
   if (!f) return make_error(file, at + ".fp8", fp8, "unknown FP8 recipe", "none, delayed, current, blockwise or mxfp8");

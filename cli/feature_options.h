@@ -14,7 +14,7 @@ class App;
 namespace meshplan::cli {
 
 struct FeatureOptions {
-  std::string cp_comm = "p2p";           // --cp-comm p2p|all_gather|a2a
+  std::string cp_comm = "p2p";           // --cp-comm p2p|all_gather|a2a|torch_all_gather
   std::string fp8 = "none";              // --fp8 none|delayed|current|blockwise|mxfp8
   std::string grad_compression = "none"; // --grad-compression none|powersgd:R|onebit-adam|onebit-lamb|topk:F
   std::string attention_kernel;          // --attention-kernel flash2|flash1|triton|cudnn ("" = the framework's)

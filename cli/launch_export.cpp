@@ -3,6 +3,7 @@
 
 #include <cassert>
 
+#include "planner/export_frameworks.h"
 #include "planner/export_launch.h"
 
 namespace meshplan::cli {
@@ -13,11 +14,18 @@ bool is_launch_export(const std::string& kind) {
   return kind == "slurm" || kind == "torchrun" || kind == "mpirun" || kind == "srun";
 }
 
-std::string launch_export(const std::string& kind, const Problem& p, const ParallelConfig& c) {
+Result<std::string> launch_export(const std::string& kind, const Problem& p, const ParallelConfig& c) {
   assert(is_launch_export(kind));
   const LaunchShape shape = launch_shape(p);
-  if (kind == "slurm") return slurm_torchrun_script(p, c, megatron_target(p, c), shape);
-  if (kind == "torchrun") return torchrun_script(p, c, megatron_target(p, c), shape);
+  if (kind == "slurm" || kind == "torchrun") {
+    // These launch Megatron-LM with --export megatron's arguments: refuse what Megatron does not run
+    // (ZeRO-2/3, PyTorch's CP exchange, ...) as --export megatron does, instead of writing flags that
+    // mean something else.
+    auto megatron = export_for_framework("megatron", p, c);
+    if (!megatron) return megatron.error();
+    return kind == "slurm" ? slurm_torchrun_script(p, c, megatron_target(p, c), shape)
+                           : torchrun_script(p, c, megatron_target(p, c), shape);
+  }
   if (kind == "mpirun") return mpirun_meshplan_script(p, c, shape);
   return srun_meshplan_script(p, c, shape);
 }

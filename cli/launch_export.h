@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "core/error.h"
 #include "core/parallel_config.h"
 
 namespace meshplan::cli {
@@ -16,6 +17,8 @@ bool is_launch_export(const std::string& kind);
 
 /// The script for `kind` (is_launch_export(kind) must hold), sized by the plan's GPUs and the
 /// hardware's gpus_per_node.
-std::string launch_export(const std::string& kind, const Problem& p, const ParallelConfig& c);
+/// slurm and torchrun run Megatron-LM, so a configuration it does not run is refused as `--export
+/// megatron` refuses it.
+Result<std::string> launch_export(const std::string& kind, const Problem& p, const ParallelConfig& c);
 
 }  // namespace meshplan::cli

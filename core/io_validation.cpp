@@ -1,8 +1,12 @@
 // Reads validation/*.yaml (published runs) into ValidationSet; model shapes go through parse_model.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "core/io.h"
 #include "core/io_detail.h"
+#include "core/job_features.h"
 #include "core/validation_runs.h"
 
 namespace meshplan {
@@ -110,7 +114,16 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   if (auto cv = parse_param_convention(conv)) run.convention = *cv;
   else r.fail(path + ".bytes_per_param", conv, "unknown convention", "default, megatron or fp32-grads");
   run.fp8_recipe = r.text(n, "fp8_recipe", path + ".fp8_recipe", std::string(), "current-scaling, tensorwise or rowwise");
-  run.cp_comm = r.text(n, "cp_comm", path + ".cp_comm", std::string(), "p2p, all_gather or a2a");
+  const std::string recipes[] = {"", "delayed", "current-scaling", "tensorwise", "rowwise", "blockwise"};
+  if (std::find(std::begin(recipes), std::end(recipes), run.fp8_recipe) == std::end(recipes))
+    r.fail(path + ".fp8_recipe", run.fp8_recipe, "unknown FP8 recipe",
+           "delayed, current-scaling, tensorwise, rowwise or blockwise (costmodel/validate.cpp run_fp8_recipe)");
+  run.cp_comm = r.text(n, "cp_comm", path + ".cp_comm", std::string(), "p2p, all_gather, a2a or torch_all_gather");
+  if (!run.cp_comm.empty() && !parse_cp_comm(run.cp_comm))
+    r.fail(path + ".cp_comm", run.cp_comm, "unknown CP exchange", "p2p, all_gather, a2a or torch_all_gather");
+  if (run.cp_comm == "torch_all_gather" && run.framework != "torchtitan")
+    r.fail(path + ".cp_comm", run.cp_comm, "is PyTorch's context_parallel (torchtitan)",
+           "framework: torchtitan, or p2p, all_gather or a2a");
   run.ep = static_cast<int>(r.integer(n, "ep", path + ".ep", int64_t{1}, "expert-parallel size"));
   run.etp = static_cast<int>(r.integer(n, "etp", path + ".etp", int64_t{1}, "expert tensor-parallel size"));
   run.label = r.text(n, "label", path + ".label",

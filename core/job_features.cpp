@@ -12,6 +12,7 @@ const char* to_string(CpComm c) {
     case CpComm::P2p: return "p2p";
     case CpComm::AllGather: return "all_gather";
     case CpComm::AllToAll: return "a2a";
+    case CpComm::TorchAllGather: return "torch_all_gather";
   }
   return "?";
 }
@@ -39,7 +40,7 @@ const char* to_string(GradCompression g) {
 }
 
 std::optional<CpComm> parse_cp_comm(const std::string& s) {
-  for (auto c : {CpComm::P2p, CpComm::AllGather, CpComm::AllToAll})
+  for (auto c : {CpComm::P2p, CpComm::AllGather, CpComm::AllToAll, CpComm::TorchAllGather})
     if (s == to_string(c)) return c;
   if (s == "all-gather") return CpComm::AllGather;
   return std::nullopt;

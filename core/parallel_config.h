@@ -33,7 +33,10 @@ enum class GradCompression { None, PowerSgd, OneBitAdam, OneBitLamb, TopK };
 
 /// How context-parallel ranks exchange K/V (Megatron-Core --cp-comm-type): P2p = ring attention,
 /// AllGather = K/V all-gathered before attention, AllToAll = heads scattered (DeepSpeed Ulysses).
-enum class CpComm { P2p, AllGather, AllToAll };
+/// Context-parallel K/V exchange: Megatron-Core's cp_comm_type p2p | all_gather | a2a, and
+/// TorchAllGather, PyTorch's experimental context_parallel with rotate_method "allgather" as torchtitan
+/// runs it (costmodel/cp_torch_allgather.h). New values go at the end.
+enum class CpComm { P2p, AllGather, AllToAll, TorchAllGather };
 
 const char* to_string(Recompute r);
 const char* to_string(ScheduleKind s);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "costmodel/cp_torch_allgather.h"
+
 namespace meshplan {
 
 double cp_local_seq(const Problem& p, const ParallelConfig& cfg) {
@@ -37,6 +39,7 @@ CpAttention cp_attention(const Problem& p, const ParallelConfig& cfg, double pea
   const double t = static_cast<double>(cfg.tp);
   const AttentionKind kind = p.job.knobs.attention;
   const GroupPlacement g = cp_group(hw, cfg);
+  if (p.job.cp_comm == CpComm::TorchAllGather) return torch_all_gather_attention(p, cfg, peak, e);
   CpAttention out;
   out.kv_chunk_bytes = 2.0 * e * b * s_local * static_cast<double>(m.kv_dim()) / t;
   if (p.job.cp_comm == CpComm::AllToAll) {

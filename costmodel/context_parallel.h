@@ -38,6 +38,7 @@ int pp_group_stride(const ParallelConfig& cfg);
 /// a2a (cp_comm_type "a2a", DeepSpeed Ulysses, AttnFuncWithCPAndQKVOA2A): all-to-all of Q, K, V
 ///   before and of O after attention (backward: dO, then dQ, dK, dV), all exposed; attention then
 ///   runs on the whole sequence with heads / (tp * cp).
+/// torch_all_gather (PyTorch's experimental context_parallel, torchtitan): costmodel/cp_torch_allgather.h.
 /// K/V bytes of one chunk: 2 (K and V) * e * b * (s/cp) * kv_dim / tp.
 struct CpAttention {
   AttentionCoreTime core;            // compute of all steps (what replaces the cp = 1 core time)

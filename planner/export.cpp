@@ -152,6 +152,10 @@ Result<bool> check_megatron(const Problem& p, const ParallelConfig& c) {
   if (p.job.dtype != "bf16" && p.job.dtype != "fp16")
     return make_error("--export megatron", "--dtype", p.job.dtype, "has no Megatron-LM precision flag",
                       "plan with --dtype bf16 or fp16");
+  if (c.cp > 1 && p.job.cp_comm == CpComm::TorchAllGather)  // --cp-comm-type takes p2p | all_gather | a2a
+    return make_error("--export megatron", "--cp-comm", to_string(p.job.cp_comm),
+                      "is PyTorch's context_parallel, which Megatron-LM does not run",
+                      "plan with --cp-comm p2p, all_gather or a2a");
   return true;
 }
 

@@ -71,3 +71,14 @@ TEST_CASE("plan --export megatron asks for --cross-entropy-loss-fusion only when
 TEST_CASE("estimate refuses a bad --cross-entropy in one line (exit 2)") {
   check_bad(est("--cross-entropy te"), {"--cross-entropy"});
 }
+
+TEST_CASE("cp-comm torch_all_gather is torchtitan's: refused under another framework in one line") {
+  const std::string model = source_path("examples/models/llama-3-8b.yaml");
+  const std::string base = "estimate --model " + model + " --hardware h100-80gb-sxm --gpus 8 --global-batch 8 "
+                           "--seq 32768 --cp 8 --zero 3 --cp-comm torch_all_gather";
+  check_bad(base + " --framework megatron", {"--cp-comm", "torchtitan"});
+  CliResult ok = run_cli(base + " --framework torchtitan --format json");
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("\"cp_comm\": \"torch_all_gather\"") != std::string::npos);
+}

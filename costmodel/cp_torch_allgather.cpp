@@ -1,0 +1,33 @@
+// PyTorch context_parallel's all-gather exchange (costmodel/cp_torch_allgather.h says what each term is).
+#include "costmodel/cp_torch_allgather.h"
+
+#include <algorithm>
+
+namespace meshplan {
+
+CpAttention torch_all_gather_attention(const Problem& p, const ParallelConfig& cfg, double peak, double e) {
+  const HardwareProfile& hw = p.hardware;
+  const ModelSpec& m = p.model;
+  const int cp = std::max(1, cfg.cp);
+  const double b = static_cast<double>(cfg.micro_batch_size);
+  const double L = cp_local_seq(p, cfg);
+  const double q_width = static_cast<double>(m.num_heads) * static_cast<double>(m.head_dim()) / cfg.tp;
+  const GroupPlacement g = cp_group(hw, cfg);
+  CpAttention out;
+  out.steps = cp;
+  out.step = attention_core_time(hw, peak, m, p.job.knobs.attention, b, L, cfg.tp, e, p.job.knobs.fused_kernel);
+  out.core.forward_s = cp * out.step.forward_s;
+  out.core.backward_s = cp * out.step.backward_s;
+  out.core.forward_elementwise_s = cp * out.step.forward_elementwise_s;
+  out.kv_chunk_bytes = 2.0 * e * b * L * q_width;             // K and V, expanded to the query heads
+  const double gather = all_gather_s(hw, g, cp * out.kv_chunk_bytes);  // nccl-tests size: the output
+  const double dkv_send = p2p_s(hw, g, 2.0 * 4.0 * b * L * q_width);  // fp32 dK and dV
+  out.step_comm_forward_s = gather;
+  out.step_comm_backward_s = gather + dkv_send;
+  out.forward_exposed_s = std::max(0.0, gather - out.step.forward_s);
+  out.backward_exposed_s = std::max(0.0, gather - out.step.backward_s) +
+                           (cp - 1) * std::max(0.0, dkv_send - out.step.backward_s) + dkv_send;
+  return out;
+}
+
+}  // namespace meshplan
