@@ -26,7 +26,7 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                                  "overlapped with attention), all_gather (K/V all-gathered; GQA), a2a (Ulysses), "
                                  "torch_all_gather (PyTorch's context_parallel as torchtitan runs it: K/V gathered "
                                  "at the query heads' width, fp32 dK/dV ring; needs --framework torchtitan) "
-                                 "(default p2p)"),
+                                 "(default p2p; torch_all_gather under --framework torchtitan, what it runs)"),
                  {"p2p", "all_gather", "a2a", "torch_all_gather"});
   allowed_values(sub->add_option("--fp8", o.fp8,
                                  "FP8 recipe of the linear-layer GEMMs (Transformer Engine): delayed, current, "
@@ -80,6 +80,9 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
       return make_error(kCmd, "--cp-comm", o.cp_comm, "is PyTorch's context_parallel (torchtitan)",
                         "add --framework torchtitan, or use p2p, all_gather or a2a");
     job.cp_comm = *c;
+    // torchtitan runs PyTorch's context_parallel, rotate_method "allgather" by default
+    // (costmodel/cp_torch_allgather.h): that is its exchange unless another is asked for.
+    if (!given(o.app, "--cp-comm") && job.framework == Framework::Torchtitan) job.cp_comm = CpComm::TorchAllGather;
   }
   if (!only_given || given(o.app, "--fp8")) {
     auto r = parse_fp8_recipe(o.fp8);

@@ -1,5 +1,6 @@
 // CLI of --cross-entropy: help text, the framework's default, the plan-file key, Megatron's
-// --cross-entropy-loss-fusion in the export, one-line refusal.
+// --cross-entropy-loss-fusion in the export, one-line refusal; and --cp-comm torch_all_gather's
+// framework rule and torchtitan default.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -81,4 +82,12 @@ TEST_CASE("cp-comm torch_all_gather is torchtitan's: refused under another frame
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("\"cp_comm\": \"torch_all_gather\"") != std::string::npos);
+  // torchtitan's own exchange is the default under --framework torchtitan: the same estimate.
+  const std::string tt = "estimate --model " + model + " --hardware h100-80gb-sxm --gpus 8 --global-batch 8 "
+                         "--seq 32768 --cp 8 --zero 3 --framework torchtitan --format json";
+  CliResult def = run_cli(tt);
+  INFO(def.err);
+  REQUIRE(def.exit_code == 0);
+  CHECK(def.out.find("\"cp_comm\": \"torch_all_gather\"") != std::string::npos);
+  CHECK(step_s(def.out) == step_s(ok.out));
 }
