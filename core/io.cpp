@@ -182,6 +182,10 @@ std::string model_to_json(const ModelSpec& m) {
   j["norm_bias"] = m.norm_bias;
   j["norms_per_layer"] = m.norms_per_layer;
   j["qk_norm"] = m.qk_norm;
+  if (m.sliding_window > 0) {
+    j["sliding_window"] = m.sliding_window;
+    j["sliding_window_layers"] = m.sliding_window_layers;
+  }
   j["parallel_attn"] = m.parallel_attn;
   if (m.moe.enabled()) {
     const MoeSpec& x = m.moe;

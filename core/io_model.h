@@ -34,6 +34,9 @@ bool default_tie_word_embeddings(const std::string& model_type, bool fallback);
 /// Reads head_dim, QKV/output biases, Qwen3's Q/K norms, Falcon's attention and norm layout, and
 /// the MoE and MLA keys into `m` (after the basic shape). Errors go to `r`.
 void read_architecture(io_detail::Reader& r, const YAML::Node& root, ModelSpec& m);
+/// sliding_window (+ use_sliding_window, layer_types, max_window_layers, or
+/// meshplan's sliding_window_layers): io_model_window.cpp.
+void read_sliding_window(io_detail::Reader& r, const YAML::Node& root, ModelSpec& m);
 
 /// True for Falcon configs (model_type falcon and the legacy RefinedWeb / RefinedWebModel).
 bool falcon_family(const std::string& model_type);

@@ -34,6 +34,8 @@ const char* const kRead[] = {
     "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
     // DeepSeek-V3 multi-token prediction: read and documented as not counted (DESIGN.md)
     "num_nextn_predict_layers",
+    // sliding-window attention (io_model_window.cpp)
+    "sliding_window", "use_sliding_window", "max_window_layers", "layer_types", "sliding_window_layers",
 };
 
 // Keys of real configs known not to change the parameter count: numerics, tokens, RoPE/attention
@@ -42,8 +44,8 @@ const char* const kHarmless[] = {
     "architectures", "auto_map", "_name_or_path", "transformers_version", "torch_dtype", "dtype",
     "use_cache", "bos_token_id", "eos_token_id", "pad_token_id", "initializer_range",
     "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "rope_scaling", "rope_type",
-    "rope_parameters", "partial_rotary_factor", "rotary_pct", "rotary_emb_base", "sliding_window",
-    "use_sliding_window", "max_window_layers", "pretraining_tp", "quantization_config",
+    "rope_parameters", "partial_rotary_factor", "rotary_pct", "rotary_emb_base",
+    "pretraining_tp", "quantization_config",
     "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "aux_loss_alpha",
     "seq_aux", "norm_topk_prob", "routed_scaling_factor", "scoring_func", "n_group", "topk_group",
     "ep_size", "apply_residual_connection_post_layernorm", "hidden_activation", "attn_logit_softcapping",
@@ -51,7 +53,7 @@ const char* const kHarmless[] = {
     "output_hidden_states", "is_decoder", "tokenizer_class", "model_max_length", "bias_dropout_fusion",
     "scale_attn_weights", "summary_type", "summary_use_proj", "summary_activation",
     "summary_proj_to_labels", "summary_first_dropout", "reorder_and_upcast_attn",
-    "scale_attn_by_inverse_layer_idx", "task_specific_params", "layer_types", "moe_router_dtype",
+    "scale_attn_by_inverse_layer_idx", "task_specific_params", "moe_router_dtype",
 };
 
 // Keys that change the parameter count in ways meshplan does not model. Each entry: key, and why.

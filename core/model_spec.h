@@ -41,6 +41,9 @@ struct ModelSpec {
   bool norm_bias = false;           // LayerNorm with a bias (Falcon) although linear layers have none
   bool o_bias = false;              // bias on the attention output projection (Llama attention_bias)
   bool qk_norm = false;             // RMSNorm of head_dim on each Q and K head (Qwen3): 2 * head_dim
+  // Sliding-window attention (no parameters; the fused kernels skip keys outside the window):
+  int64_t sliding_window = 0;       // tokens each query attends back to; 0 = none
+  int64_t sliding_window_layers = 0;  // how many of the L layers use it (GPT-OSS: every other one)
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden_size / num_heads; }
   int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)

@@ -20,6 +20,21 @@ double causal_block_fraction(double seq) {
   return (n + 1.0) / (2.0 * n);
 }
 
+double window_pair_fraction(double seq, double window) {
+  if (window <= 0.0 || seq <= window) return seq * (seq + 1.0) / 2.0 / (seq * seq);
+  return (window * (window + 1.0) / 2.0 + (seq - window) * window) / (seq * seq);
+}
+
+double window_block_fraction(double seq, double window) {
+  const double n = std::max(1.0, std::ceil(seq / 128.0));
+  if (window <= 0.0 || window >= seq) return causal_block_fraction(seq);
+  const double band = std::ceil(window / 128.0) + 1.0;  // blocks per row block once past the start
+  // Row blocks 0 .. band-1 compute i + 1 blocks; the remaining n - band compute `band` each.
+  const double head = std::min(n, band);
+  const double blocks = head * (head + 1.0) / 2.0 + std::max(0.0, n - band) * band;
+  return blocks / (n * n);
+}
+
 double attention_backward_extra_flops(const LayerFlops& f, AttentionKind k) {
   return k == AttentionKind::Fused ? f.scores : 0.0;
 }
@@ -40,11 +55,12 @@ AttentionCoreTime materialized_time(const HardwareProfile& hw, double peak, cons
   return out;
 }
 
+// One layer's fused kernel with a window of `w` tokens (0: full causal).
 AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const ModelSpec& m, double b, double s,
-                             int tp, double e, FusedAttentionKernel kernel) {
+                             int tp, double e, FusedAttentionKernel kernel, double w) {
   const double t = static_cast<double>(tp);
   const LayerFlops f = layer_forward_flops(m, b, s);
-  const double executed = causal_block_fraction(s) * f.attention_core() / t;  // 2 GEMMs, causal blocks
+  const double executed = window_block_fraction(s, w) * f.attention_core() / t;  // 2 GEMMs, computed blocks
   const double h = static_cast<double>(m.hidden_size), kv = static_cast<double>(m.kv_dim());
   const double a = static_cast<double>(m.num_heads);
   const double lse = 4.0 * b * a * s / t;
@@ -57,7 +73,10 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
   if (const AttentionKernelSpeed* curve = attention_speed_curve(hw, kernel, static_cast<double>(m.head_dim()))) {
     // The kernel's published forward + backward speed at this length (costmodel/attention_speed.h),
     // on FLOPs counted as its benchmark counts them: causal half of the square, backward 2.5x.
-    const double total = 3.5 * 0.5 * f.attention_core() / t / curve_flops_per_s(*curve, s);
+    // A window: its share of the square, at the speed of a causal kernel of length 2w.
+    const bool windowed = w > 0.0 && w < s;
+    const double half = windowed ? window_pair_fraction(s, w) : 0.5;
+    const double total = 3.5 * half * f.attention_core() / t / curve_flops_per_s(*curve, windowed ? std::min(s, 2.0 * w) : s);
     const double share = forward_time_share(hw, kernel);
     fwd_gemm = share * total;
     bwd_gemm = (1.0 - share) * total;
@@ -85,9 +104,20 @@ FusedEfficiency fused_kernel_efficiency(const HardwareProfile& hw, FusedAttentio
 }
 
 AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak, const ModelSpec& m, AttentionKind k,
-                                      double b, double s, int tp, double e, FusedAttentionKernel kernel) {
-  return k == AttentionKind::Fused ? fused_time(hw, peak, m, b, s, tp, e, kernel)
-                                   : materialized_time(hw, peak, m, b, s, tp);
+                                      double b, double s, int tp, double e, FusedAttentionKernel kernel,
+                                      bool apply_window) {
+  if (k != AttentionKind::Fused) return materialized_time(hw, peak, m, b, s, tp);
+  const AttentionCoreTime full = fused_time(hw, peak, m, b, s, tp, e, kernel, 0.0);
+  const double w = static_cast<double>(m.sliding_window);
+  if (!apply_window || w <= 0.0 || w >= s || m.sliding_window_layers <= 0 || m.num_layers <= 0) return full;
+  // The layers' mean: sliding_window_layers windowed, the rest full.
+  const AttentionCoreTime win = fused_time(hw, peak, m, b, s, tp, e, kernel, w);
+  const double share = static_cast<double>(m.sliding_window_layers) / static_cast<double>(m.num_layers);
+  AttentionCoreTime out;
+  out.forward_s = share * win.forward_s + (1.0 - share) * full.forward_s;
+  out.backward_s = share * win.backward_s + (1.0 - share) * full.backward_s;
+  out.forward_elementwise_s = share * win.forward_elementwise_s + (1.0 - share) * full.forward_elementwise_s;
+  return out;
 }
 
 }  // namespace meshplan

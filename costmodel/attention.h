@@ -22,6 +22,18 @@ double attention_core_stash_bytes(const ModelSpec& m, AttentionKind k, double b,
 /// of n^2, i.e. (n + 1) / (2n). Materialized kernels compute the whole square.
 double causal_block_fraction(double seq);
 
+/// Sliding-window attention (ModelSpec::sliding_window w): each query attends to itself and the w - 1
+/// keys before it (transformers' sliding-window mask). Of the s x s score square that is
+///   s (s + 1) / 2 pairs for s <= w (plain causal), else w (w + 1) / 2 + (s - w) w,
+/// returned as a fraction of s^2 (-> 1/2 for causal at large s, -> w/s for s >> w).
+double window_pair_fraction(double seq, double window);
+
+/// The score blocks (128 x 128, FlashAttention-2's tile) a fused kernel computes with that window, as a
+/// fraction of all n^2 blocks, n = ceil(s / 128): row block i computes min(i + 1, ceil(w / 128) + 1)
+/// blocks (the diagonal, the full blocks inside the window and the block cut by its edge). Equals
+/// causal_block_fraction(s) when w >= s.
+double window_block_fraction(double seq, double window);
+
 /// Extra FLOPs the attention backward executes beyond twice the forward (hardware FLOPs, not model
 /// FLOPs): fused kernels recompute Q K^T in the backward (one more scores GEMM, Dao 2023 Alg. 2);
 /// materialized kernels read the stashed softmax output: 0. Counted like Megatron, without the
@@ -45,9 +57,16 @@ struct AttentionCoreTime {
 /// when it has one (costmodel/attention_speed.h: forward + backward time = 3.5 x 2 b s^2 h / t, the
 /// causal half of the forward's 4 b s^2 h / t, over curve(s), split by forward_time_share), else the kernel's
 /// measured efficiencies (fused_kernel_efficiency below), else the GEMM-relative default.
+/// Sliding windows (fused kernels only; a materialized softmax masks but still computes the square):
+/// the mean over the model's layers, sliding_window_layers of them at window_block_fraction (or, with
+/// a published speed curve, window_pair_fraction of the square at the curve's speed for length
+/// min(s, 2w): a windowed query does the work of a causal one at length 2w), the others as above.
+/// `apply_window` false costs every layer as full causal attention (context parallelism's steps,
+/// whose window depends on global positions: costmodel/README.md "Context parallelism").
 AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak_flops_per_s, const ModelSpec& m,
                                       AttentionKind k, double b, double s, int tp, double element_bytes,
-                                      FusedAttentionKernel kernel = FusedAttentionKernel::FlashAttention2);
+                                      FusedAttentionKernel kernel = FusedAttentionKernel::FlashAttention2,
+                                      bool apply_window = true);
 
 /// The profile's {forward, backward} fraction of peak for `kernel`: cuDNN's figures when the kernel
 /// is cuDNN and the profile has them, else the FlashAttention-2 figures (fused_attention_*); 0 where

@@ -43,7 +43,9 @@ CpAttention cp_attention(const Problem& p, const ParallelConfig& cfg, double pea
   CpAttention out;
   out.kv_chunk_bytes = 2.0 * e * b * s_local * static_cast<double>(m.kv_dim()) / t;
   if (p.job.cp_comm == CpComm::AllToAll) {
-    out.step = attention_core_time(hw, peak, m, kind, b, static_cast<double>(p.job.seq_len), cfg.tp * cp, e, p.job.knobs.fused_kernel);
+    // Ulysses attends over the whole sequence (heads scattered): a sliding window applies as without CP.
+    out.step = attention_core_time(hw, peak, m, kind, b, static_cast<double>(p.job.seq_len), cfg.tp * cp, e,
+                                   p.job.knobs.fused_kernel);
     out.core = out.step;
     const double q_bytes = e * b * s_local * static_cast<double>(m.hidden_size) / t;  // Q, O and dO alike
     const double qkv = cp_all_to_all_s(hw, g, q_bytes + out.kv_chunk_bytes);
@@ -55,7 +57,8 @@ CpAttention cp_attention(const Problem& p, const ParallelConfig& cfg, double pea
     return out;
   }
   out.steps = cp;
-  out.step = attention_core_time(hw, peak, m, kind, b, s_local, cfg.tp, e, p.job.knobs.fused_kernel);
+  // Windowed layers are costed as full ones under CP (the window follows global positions).
+  out.step = attention_core_time(hw, peak, m, kind, b, s_local, cfg.tp, e, p.job.knobs.fused_kernel, false);
   out.core.forward_s = cp * out.step.forward_s;
   out.core.backward_s = cp * out.step.backward_s;
   out.core.forward_elementwise_s = cp * out.step.forward_elementwise_s;

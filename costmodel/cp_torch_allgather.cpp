@@ -15,7 +15,7 @@ CpAttention torch_all_gather_attention(const Problem& p, const ParallelConfig& c
   const GroupPlacement g = cp_group(hw, cfg);
   CpAttention out;
   out.steps = cp;
-  out.step = attention_core_time(hw, peak, m, p.job.knobs.attention, b, L, cfg.tp, e, p.job.knobs.fused_kernel);
+  out.step = attention_core_time(hw, peak, m, p.job.knobs.attention, b, L, cfg.tp, e, p.job.knobs.fused_kernel, false);
   out.core.forward_s = cp * out.step.forward_s;
   out.core.backward_s = cp * out.step.backward_s;
   out.core.forward_elementwise_s = cp * out.step.forward_elementwise_s;
