@@ -35,6 +35,14 @@ ErrorList validate_chunk(const ChunkSpec& s, const TpContext& tp, const std::str
     errs.push_back(make_error(where, "seq_len", std::to_string(s.seq_len),
                               "sequence length and micro-batch size must be positive"));
   }
+  // The cost model skips the keys outside a sliding window; the executor's attention is full causal,
+  // so running such a model would measure something other than what was predicted.
+  if (m.sliding_window > 0 && m.sliding_window_layers > 0 && s.seq_len > m.sliding_window) {
+    errs.push_back(make_error(where, "sliding_window", std::to_string(m.sliding_window),
+                              "the executor's attention is full causal (no sliding window) at seq_len=" +
+                                  std::to_string(s.seq_len),
+                              "drop sliding_window from the model file, or run with --seq <= the window"));
+  }
   if (m.max_position_embeddings > 0 && s.seq_len > m.max_position_embeddings) {
     errs.push_back(make_error(where, "seq_len", std::to_string(s.seq_len),
                               "longer than max_position_embeddings=" +

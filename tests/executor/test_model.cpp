@@ -121,6 +121,21 @@ TEST_CASE("validate_chunk names what TP cannot split", "[executor][model]") {
   CHECK(validate_chunk(s, TpContext{0, 2, nullptr, true}, "plan.json").size() == 1);
 }
 
+TEST_CASE("validate_chunk refuses a sliding window longer sequences would need (the executor attends fully)",
+          "[executor][model]") {
+  ChunkSpec s;
+  s.model = tiny_llama();
+  s.num_layers = 2;
+  s.seq_len = 8;
+  s.model.sliding_window = 4;
+  s.model.sliding_window_layers = 1;
+  const ErrorList errs = validate_chunk(s, TpContext{}, "plan.json");
+  REQUIRE(errs.size() == 1);
+  CHECK(errs[0].field == "sliding_window");
+  s.seq_len = 4;  // the window covers the sequence: full causal attention is exactly right
+  CHECK(validate_chunk(s, TpContext{}, "plan.json").empty());
+}
+
 TEST_CASE("tp4 on a multi-head model matches one rank", "[executor][model]") {
   ModelSpec m = tiny_llama();
   m.num_kv_heads = 4;
