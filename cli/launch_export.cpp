@@ -21,8 +21,7 @@ Result<std::string> launch_export(const std::string& kind, const Problem& p, con
     // These launch Megatron-LM with --export megatron's arguments: refuse what Megatron does not run
     // (ZeRO-2/3, PyTorch's CP exchange, ...) as --export megatron does, instead of writing flags that
     // mean something else.
-    auto megatron = export_for_framework("megatron", p, c);
-    if (!megatron) return megatron.error();
+    if (auto r = check_framework_export("megatron", p, c); !r) return r.error();
     return kind == "slurm" ? slurm_torchrun_script(p, c, megatron_target(p, c), shape)
                            : torchrun_script(p, c, megatron_target(p, c), shape);
   }

@@ -119,9 +119,10 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
     r.fail(path + ".fp8_recipe", run.fp8_recipe, "unknown FP8 recipe",
            "delayed, current-scaling, tensorwise, rowwise or blockwise (costmodel/validate.cpp run_fp8_recipe)");
   run.cp_comm = r.text(n, "cp_comm", path + ".cp_comm", std::string(), "p2p, all_gather, a2a or torch_all_gather");
-  if (!run.cp_comm.empty() && !parse_cp_comm(run.cp_comm))
+  const std::optional<CpComm> cp_comm = parse_cp_comm(run.cp_comm);
+  if (!run.cp_comm.empty() && !cp_comm)
     r.fail(path + ".cp_comm", run.cp_comm, "unknown CP exchange", "p2p, all_gather, a2a or torch_all_gather");
-  if (run.cp_comm == "torch_all_gather" && run.framework != "torchtitan")
+  if (cp_comm == CpComm::TorchAllGather && run.framework != "torchtitan")
     r.fail(path + ".cp_comm", run.cp_comm, "is PyTorch's context_parallel (torchtitan)",
            "framework: torchtitan, or p2p, all_gather or a2a");
   run.ep = static_cast<int>(r.integer(n, "ep", path + ".ep", int64_t{1}, "expert-parallel size"));

@@ -30,7 +30,21 @@ double cp_all_to_all_s(const HardwareProfile& hw, const GroupPlacement& g, doubl
 }
 }  // namespace
 
+CpAttention cp_ring_compute(const Problem& p, const ParallelConfig& cfg, double peak, double e) {
+  const int cp = std::max(1, cfg.cp);
+  CpAttention out;
+  out.steps = cp;
+  out.step = attention_core_time(p.hardware, peak, p.model, p.job.knobs.attention,
+                                 static_cast<double>(cfg.micro_batch_size), cp_local_seq(p, cfg), cfg.tp, e,
+                                 p.job.knobs.fused_kernel, false);
+  out.core.forward_s = cp * out.step.forward_s;
+  out.core.backward_s = cp * out.step.backward_s;
+  out.core.forward_elementwise_s = cp * out.step.forward_elementwise_s;
+  return out;
+}
+
 CpAttention cp_attention(const Problem& p, const ParallelConfig& cfg, double peak, double e) {
+  if (p.job.cp_comm == CpComm::TorchAllGather) return torch_all_gather_attention(p, cfg, peak, e);
   const HardwareProfile& hw = p.hardware;
   const ModelSpec& m = p.model;
   const int cp = std::max(1, cfg.cp);
@@ -39,7 +53,6 @@ CpAttention cp_attention(const Problem& p, const ParallelConfig& cfg, double pea
   const double t = static_cast<double>(cfg.tp);
   const AttentionKind kind = p.job.knobs.attention;
   const GroupPlacement g = cp_group(hw, cfg);
-  if (p.job.cp_comm == CpComm::TorchAllGather) return torch_all_gather_attention(p, cfg, peak, e);
   CpAttention out;
   out.kv_chunk_bytes = 2.0 * e * b * s_local * static_cast<double>(m.kv_dim()) / t;
   if (p.job.cp_comm == CpComm::AllToAll) {
@@ -56,12 +69,10 @@ CpAttention cp_attention(const Problem& p, const ParallelConfig& cfg, double pea
     out.backward_exposed_s = out.step_comm_backward_s;
     return out;
   }
-  out.steps = cp;
-  // Windowed layers are costed as full ones under CP (the window follows global positions).
-  out.step = attention_core_time(hw, peak, m, kind, b, s_local, cfg.tp, e, p.job.knobs.fused_kernel, false);
-  out.core.forward_s = cp * out.step.forward_s;
-  out.core.backward_s = cp * out.step.backward_s;
-  out.core.forward_elementwise_s = cp * out.step.forward_elementwise_s;
+  const CpAttention ring = cp_ring_compute(p, cfg, peak, e);
+  out.steps = ring.steps;
+  out.step = ring.step;
+  out.core = ring.core;
   if (p.job.cp_comm == CpComm::AllGather) {
     const double gathered = cp * out.kv_chunk_bytes;  // nccl-tests size: the all-gather output
     out.step_comm_forward_s = all_gather_s(hw, g, gathered);

@@ -53,4 +53,10 @@ struct CpAttention {
 
 CpAttention cp_attention(const Problem& p, const ParallelConfig& cfg, double peak_flops_per_s, double element_bytes);
 
+/// The compute of a ring (p2p, all_gather, torch_all_gather): `steps` = cp, `step` = one causal block of
+/// s/cp tokens (windowed layers costed as full: the window follows global positions), `core` = cp steps.
+/// The exchange fields are left 0 for the caller.
+CpAttention cp_ring_compute(const Problem& p, const ParallelConfig& cfg, double peak_flops_per_s,
+                            double element_bytes);
+
 }  // namespace meshplan

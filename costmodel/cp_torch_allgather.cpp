@@ -13,12 +13,7 @@ CpAttention torch_all_gather_attention(const Problem& p, const ParallelConfig& c
   const double L = cp_local_seq(p, cfg);
   const double q_width = static_cast<double>(m.num_heads) * static_cast<double>(m.head_dim()) / cfg.tp;
   const GroupPlacement g = cp_group(hw, cfg);
-  CpAttention out;
-  out.steps = cp;
-  out.step = attention_core_time(hw, peak, m, p.job.knobs.attention, b, L, cfg.tp, e, p.job.knobs.fused_kernel, false);
-  out.core.forward_s = cp * out.step.forward_s;
-  out.core.backward_s = cp * out.step.backward_s;
-  out.core.forward_elementwise_s = cp * out.step.forward_elementwise_s;
+  CpAttention out = cp_ring_compute(p, cfg, peak, e);  // cp half-blocks, as the p2p ring
   out.kv_chunk_bytes = 2.0 * e * b * L * q_width;             // K and V, expanded to the query heads
   const double gather = all_gather_s(hw, g, cp * out.kv_chunk_bytes);  // nccl-tests size: the output
   const double dkv_send = p2p_s(hw, g, 2.0 * 4.0 * b * L * q_width);  // fp32 dK and dV

@@ -21,6 +21,9 @@ std::string megatron_args(const Problem& p, const ParallelConfig& c);
 /// ZB-H1/GPipe, no ZeRO-2/3) and that the dtype has a flag; otherwise the one-line Error.
 /// Layers that do not split evenly over pp*v chunks get --pipeline-model-parallel-layout.
 Result<std::string> megatron_export(const Problem& p, const ParallelConfig& c);
+/// megatron_export's checks alone: Megatron-LM runs `c` (validate_framework under megatron), the dtype
+/// has a flag, and the CP exchange is one of Megatron's.
+Result<bool> check_megatron(const Problem& p, const ParallelConfig& c);
 
 /// ds_config.json: train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps
 /// x DP (DP = gpus / (tp*pp)), bf16/fp16, zero_optimization (stage, overlap_comm, ...),

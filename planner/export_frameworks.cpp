@@ -160,7 +160,7 @@ bool is_framework_export(const std::string& kind) {
 
 Framework export_framework(const std::string& kind) { return *parse_framework(kind); }
 
-Result<ExportText> export_for_framework(const std::string& kind, const Problem& p, const ParallelConfig& c) {
+Result<bool> check_framework_export(const std::string& kind, const Problem& p, const ParallelConfig& c) {
   Problem fp = p;
   fp.job.framework = export_framework(kind);
   const std::string where = "--export " + kind;
@@ -170,13 +170,17 @@ Result<ExportText> export_for_framework(const std::string& kind, const Problem& 
     return make_error(where, "--dtype", p.job.dtype, "has no " + kind + " precision setting",
                       "plan with --dtype bf16");
   if (auto r = check_export_compression(kind, p); !r) return r.error();
+  if (kind == "megatron") return check_megatron(p, c);
+  if (kind == "deepspeed") return check_deepspeed_moe(p, c);
+  return true;
+}
+
+Result<ExportText> export_for_framework(const std::string& kind, const Problem& p, const ParallelConfig& c) {
+  if (auto r = check_framework_export(kind, p, c); !r) return r.error();
   ExportText out;
   if (kind == "megatron") {
-    auto text = megatron_export(p, c);
-    if (!text) return text.error();
-    out.text = text.value();
+    out.text = megatron_args(p, c);  // checked above (check_megatron)
   } else if (kind == "deepspeed") {
-    if (auto r = check_deepspeed_moe(p, c); !r) return r.error();
     out.text = deepspeed_config_json(p, c);
     if (static_cast<int64_t>(c.tp) * c.pp > 1)
       out.note = "deepspeed: tp*pp = " + str(static_cast<int64_t>(c.tp) * c.pp) +

@@ -23,6 +23,8 @@ Framework export_framework(const std::string& kind);
 /// The export of `c` for `kind`, or an Error (one line) when that framework cannot run `c`
 /// (validate_framework under it) or the format cannot state what the cost assumed.
 Result<ExportText> export_for_framework(const std::string& kind, const Problem& p, const ParallelConfig& c);
+/// The checks of export_for_framework alone (no text): what the launch scripts that run `kind` ask.
+Result<bool> check_framework_export(const std::string& kind, const Problem& p, const ParallelConfig& c);
 
 /// torchtitan job config (TOML, the [training]/[parallelism]/[activation_checkpoint] keys of
 /// torchtitan/config/job_config.py); with `fsdp_only` the header names plain FSDP (tp = pp = 1).
