@@ -55,6 +55,11 @@ struct HardwareProfile {
   double hbm_bytes_per_s = 0.0;                 // memory bandwidth
   double hbm_efficiency = 0.8;                  // achievable fraction for element-wise kernels
   std::vector<EfficiencyPoint> gemm_efficiency; // sorted by flops ascending
+  /// Fraction of the burst-measured GEMM throughput that the GPU holds once it computes at its power
+  /// limit, as it does through a training run (stas00/ml-engineering's MSMF / MAMF). gemm_efficiency is
+  /// a short benchmark's burst and is multiplied by it (costmodel/README.md "Sustained clocks"); 1 = the
+  /// curve already holds under sustained load.
+  double sustained_clock_fraction = 1.0;
   /// Fraction of the dense peak a fused (FlashAttention-style) attention kernel reaches on this GPU,
   /// forward and backward; 0 = costmodel/attention.h's default (0.8 / 0.7 x the GEMM curve).
   double fused_attention_forward_efficiency = 0.0;

@@ -20,6 +20,10 @@
 namespace meshplan {
 
 double gemm_efficiency(const HardwareProfile& hw, double flops) {
+  return burst_gemm_efficiency(hw, flops) * hw.sustained_clock_fraction;
+}
+
+double burst_gemm_efficiency(const HardwareProfile& hw, double flops) {
   const auto& pts = hw.gemm_efficiency;
   if (pts.empty()) return 1.0;
   if (flops <= pts.front().flops) return pts.front().efficiency;

@@ -6,9 +6,14 @@
 
 namespace meshplan {
 
-/// Achieved/peak for one GEMM of `flops`: piecewise linear in log(flops) between the profile's
-/// points, clamped to the first/last point outside their range.
+/// Achieved/peak for one GEMM of `flops` in a training step: the profile's burst curve, piecewise
+/// linear in log(flops) between its points and clamped to the first/last point outside their range,
+/// times the GPU's sustained_clock_fraction (the clock it holds at its power limit; the fused-attention
+/// figures keep their published speed, costmodel/README.md "Sustained clocks").
 double gemm_efficiency(const HardwareProfile& hw, double flops);
+
+/// The profile's burst curve alone (what a short benchmark of one GEMM measures).
+double burst_gemm_efficiency(const HardwareProfile& hw, double flops);
 
 /// flops / (peak * gemm_efficiency(flops)).
 double gemm_time_s(const HardwareProfile& hw, double peak_flops_per_s, double flops);

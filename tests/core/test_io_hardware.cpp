@@ -182,3 +182,61 @@ TEST_CASE("attention kernel speed curves load in TFLOP/s and bad ones are errors
   CHECK(bad("{kernel: flash2, tflops: [5]}").field == "gpu.attention_kernel_speed[0].seq");
   CHECK(bad("flash2").field == "gpu.attention_kernel_speed[0]");
 }
+
+TEST_CASE("sustained_clock_fraction: optional, 1 by default, round-trips, and must be in (0, 1]") {
+  auto plain = parse_hardware(a100_text(), "test.yaml");
+  REQUIRE(plain.ok());
+  CHECK(plain.value().sustained_clock_fraction == 1.0);
+  CHECK(hardware_to_yaml(plain.value()).find("sustained_clock_fraction") == std::string::npos);
+  const std::string with = replace(a100_text(), "  gemm_efficiency:\n", "  sustained_clock_fraction: 0.888\n  gemm_efficiency:\n");
+  auto r = parse_hardware(with, "test.yaml");
+  REQUIRE(r.ok());
+  CHECK(r.value().sustained_clock_fraction == 0.888);
+  auto back = parse_hardware(hardware_to_yaml(r.value()), "back.yaml");
+  REQUIRE(back.ok());
+  CHECK(back.value().sustained_clock_fraction == 0.888);
+  for (const char* bad : {"0", "1.2", "-0.5"}) {
+    Error e = profile_error(replace(with, "sustained_clock_fraction: 0.888", std::string("sustained_clock_fraction: ") + bad));
+    CHECK(e.field == "gpu.sustained_clock_fraction");
+    CHECK(e.value == bad);
+  }
+  HardwareProfile hw = r.value();
+  hw.sustained_clock_fraction = 0.0;
+  const ErrorList errors = validate_hardware(hw);
+  CHECK(std::any_of(errors.begin(), errors.end(),
+                    [](const Error& x) { return x.field == "gpu.sustained_clock_fraction"; }));
+}
+
+TEST_CASE("the H100 and H200 profiles carry the GH100's measured sustained / burst GEMM ratio") {
+  for (const char* name : {"h100-80gb-sxm", "h200-141gb-sxm", "h100-96gb-hbm2e-500w"}) {
+    auto r = load_hardware(name, kProfiles);
+    REQUIRE(r.ok());
+    CHECK(r.value().sustained_clock_fraction == 0.888);  // 755 / 850 (ml-engineering, H200 MSMF / MAMF)
+  }
+  auto a100 = load_hardware("a100-80gb-sxm", kProfiles);
+  REQUIRE(a100.ok());
+  CHECK(a100.value().sustained_clock_fraction == 1.0);  // its curve was set in training: already sustained
+}
+
+TEST_CASE("profiles of the same GPU chip share its GEMM curve and element-wise efficiency") {
+  // a100-40gb-sxm once said it had a100-80gb-sxm's curve while it kept an older, faster one.
+  const std::vector<std::vector<std::string>> same_chip = {
+      {"a100-80gb-sxm", "a100-40gb-sxm", "a100-80gb-jeanzay-opa"},
+      {"h100-80gb-sxm", "h200-141gb-sxm", "h100-96gb-hbm2e-500w"}};
+  for (const auto& group : same_chip) {
+    auto first = load_hardware(group.front(), kProfiles);
+    REQUIRE(first.ok());
+    for (size_t i = 1; i < group.size(); ++i) {
+      auto other = load_hardware(group[i], kProfiles);
+      REQUIRE(other.ok());
+      INFO(group.front() << " vs " << group[i]);
+      REQUIRE(other.value().gemm_efficiency.size() == first.value().gemm_efficiency.size());
+      for (size_t k = 0; k < first.value().gemm_efficiency.size(); ++k) {
+        CHECK(other.value().gemm_efficiency[k].flops == first.value().gemm_efficiency[k].flops);
+        CHECK(other.value().gemm_efficiency[k].efficiency == first.value().gemm_efficiency[k].efficiency);
+      }
+      CHECK(other.value().sustained_clock_fraction == first.value().sustained_clock_fraction);
+      if (group.front() == "a100-80gb-sxm") CHECK(other.value().hbm_efficiency == first.value().hbm_efficiency);
+    }
+  }
+}
