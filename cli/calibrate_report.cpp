@@ -27,6 +27,13 @@ ojson raw_object(const exec::CalibrationResult& r) {
                     {"gflops_per_s", report_number(g.shape.flops() / g.time_s / 1e9)},
                     {"max_rel_error", report_number(g.max_rel_error)}, {"verified", g.verified}});
   }
+  ojson windows = ojson::array();
+  for (double w : r.soak.window_s_per_call) windows.push_back(report_number(w));
+  const ojson soak = {{"soak_s", report_number(r.soak.soak_s)},
+                      {"burst_s_per_call", report_number(r.soak.burst_s_per_call)},
+                      {"sustained_s_per_call", report_number(r.soak.sustained_s_per_call)},
+                      {"window_s_per_call", windows},
+                      {"sustained_clock_fraction", report_number(r.soak.fraction)}};
   ojson coll = ojson::array();
   for (const auto& c : r.collectives) {
     coll.push_back({{"op", to_string(c.op)}, {"ranks", c.ranks}, {"bytes", report_bytes(c.bytes)},
@@ -41,6 +48,7 @@ ojson raw_object(const exec::CalibrationResult& r) {
           {"ranks_per_node", r.ranks_per_node},
           {"cpu", r.cpu_name},
           {"gemm", gemm},
+          {"soak", soak},
           {"memory", {{"array_bytes", report_bytes(4.0 * r.memory.elements)},
                       {"bytes_per_call", report_bytes(r.memory.bytes_per_call)},
                       {"time_s", report_number(r.memory.time_s)},
@@ -95,6 +103,14 @@ std::string calibration_table(const HardwareProfile& hw, const exec::Calibration
     out << line("  %11.4g  %13.4f  %8.2f  %11.3f\n", p.flops / 1e9, p.flops / (p.efficiency * r.peak_flops) * 1e3,
                 p.efficiency * r.peak_flops / 1e9, p.efficiency);
   }
+  if (r.soak.soak_s > 0.0)
+    out << "sustained clock: the largest GEMM run back to back for " << format_number(r.soak.soak_s) << " s on every rank: "
+        << format_number(r.soak.burst_s_per_call * 1e3) << " ms per call burst, "
+        << format_number(r.soak.sustained_s_per_call * 1e3) << " ms settled -> sustained_clock_fraction "
+        << format_number(r.soak.fraction) << "\n";
+  else
+    out << "sustained clock: not measured (--soak-s 0): sustained_clock_fraction 1, so the curve above is taken as "
+           "the rate a training step holds\n";
   if (cuda) {
     out << "\nHBM bandwidth (device copy kernel, read + write, " << (r.memory.verified ? "verified" : "NOT verified")
         << "): " << format_number(r.memory.bytes_per_s / 1e9) << " GB/s per GPU\n";

@@ -39,6 +39,7 @@ struct CalibrateArgs {
   bool quick = false;
   bool no_selftest = false;  // cuda: skip the device selftest before calibrating
   double comm_timeout_s = 300;
+  double soak_s = -1;        // < 0: the backend's default (cpu 0, cuda 30)
 };
 
 std::string today_utc() {
@@ -103,7 +104,9 @@ int run_cuda(CalibrateArgs& a, exec::MpiRuntime& mpi) {
     o.gemm_max_n = std::min<int64_t>(o.gemm_max_n, 2048);
     o.gemm_target_s = 0.02;
     o.hbm_bytes = 256ll << 20;
+    o.soak_s = 5;
   }
+  if (a.soak_s >= 0) o.soak_s = a.soak_s;
   if (root) o.progress = progress_bar();
   // A device that computes wrong results must not be calibrated (after the argument checks
   // calibrate_cuda makes first: one rank needs --base).
@@ -142,6 +145,7 @@ int run_calibrate(CalibrateArgs& a) {
     a.probe.gemm_target_s = 0.02;
     a.probe.memory_bytes = 16 << 20;
   }
+  if (a.soak_s >= 0) a.probe.soak_s = a.soak_s;
   if (root) a.probe.progress = progress_bar();
   std::unique_ptr<exec::Backend> backend = exec::make_cpu_backend();
   exec::CalibrationResult r = exec::run_calibration(*backend, mpi.world(), a.probe);
@@ -171,6 +175,12 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--quick", args->quick,
                 "Small sweeps for CI and small machines (GEMM <= 256 on cpu, <= 2048 on cuda; collectives <= 4 MB)");
   sub->add_option("--comm-timeout-s", args->comm_timeout_s, "End the job when one communication blocks longer (default 300)");
+  sub->add_option("--soak-s", args->soak_s,
+                  "Seconds to run one GEMM (cpu: the largest of the sweep, cuda: the fastest bf16) back to back on every "
+                  "rank after the sweep, to measure the "
+                  "clock held at the power limit (the profile's sustained_clock_fraction; default cpu 0 = not "
+                  "measured, cuda 30, --quick 5)")
+      ->check(CLI::Range(0.0, 3600.0));
   sub->add_flag("--no-selftest", args->no_selftest, "cuda: skip the device selftest before calibrating");
   sub->footer("Launch on the ranks to calibrate: mpirun -np 4 meshplan calibrate --output cpu.yaml\n"
               "(as root: --allow-run-as-root; more ranks than cores: --oversubscribe). Then plan on it:\n"

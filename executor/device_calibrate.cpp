@@ -70,6 +70,7 @@ HardwareProfile cuda_calibrated_profile(const CudaCalibrationResult& r, const Cu
   hw.hbm_bytes_per_s = c.memory.bytes_per_s;
   hw.hbm_efficiency = 1.0;
   hw.gemm_efficiency = c.gemm_curve;
+  hw.sustained_clock_fraction = c.soak.fraction;  // 1 when no soak ran (--soak-s 0)
   if (c.ranks >= 2) {
     hw.gpus_per_node = c.ranks_per_node;
     hw.intra_node = c.link.link;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "executor/checkpoint/shard_file.h"
+#include "executor/tensor.h"
 #include "executor/train/rank_agreement.h"
 
 namespace meshplan::exec {
@@ -74,6 +75,26 @@ void fit_all(CalibrationResult& r) {
   }
 }
 
+// The soak of the CPU backend: y = x W^T of the sweep's largest shape, its burst time measured
+// right before (the sweep's time is the mean of three layouts).
+SoakMeasurement soak_largest_gemm(Backend& backend, Communicator& world, const GemmShape& s, double soak_s,
+                                  double target_s) {
+  Tensor a(backend, DType::F32, {s.M, s.K}), b(backend, DType::F32, {s.N, s.K}), c(backend, DType::F32, {s.M, s.N});
+  backend.fill(a.f32(), 0.5f, a.numel());
+  backend.fill(b.f32(), 0.25f, b.numel());
+  auto call = [&] {
+    backend.gemm(false, true, s.M, s.N, s.K, 1.0f, a.f32(), b.f32(), 0.0f, c.f32());
+    backend.synchronize();
+  };
+  const double burst = time_local_call(call, target_s, 200);
+  auto batch = [&](int n) {
+    const double t0 = probe_now_s();
+    for (int i = 0; i < n; ++i) call();
+    return probe_now_s() - t0;
+  };
+  return run_soak_probe(world, batch, burst, soak_s);
+}
+
 }  // namespace
 
 CalibrationResult run_calibration(Backend& backend, Communicator& world, const CalibrationOptions& o) {
@@ -86,6 +107,10 @@ CalibrationResult run_calibration(Backend& backend, Communicator& world, const C
   r.host_memory_bytes = mem_total_bytes();
   r.gemm = run_gemm_probe(backend, world, default_gemm_shapes(o.gemm_max_n), o.gemm_target_s,
                           phase(o.progress, 0.0, 0.35));
+  if (o.soak_s > 0.0 && !r.gemm.empty()) {
+    if (o.progress) o.progress(0.35, "sustained-clock soak");
+    r.soak = soak_largest_gemm(backend, world, r.gemm.back().shape, o.soak_s, o.gemm_target_s);
+  }
   if (o.progress) o.progress(0.35, "memory bandwidth");
   r.memory = run_memory_probe(backend, world, o.memory_bytes, o.gemm_target_s * 4);
   if (o.progress) o.progress(0.38, "element-wise kernels");
@@ -117,6 +142,7 @@ HardwareProfile calibrated_profile(const CalibrationResult& r, const std::string
   hw.hbm_bytes_per_s = r.memory.bytes_per_s;
   hw.hbm_efficiency = std::min(1.0, r.elementwise.bytes_per_s / r.memory.bytes_per_s);
   hw.gemm_efficiency = r.gemm_curve;
+  hw.sustained_clock_fraction = r.soak.fraction;
   hw.other_memory_bytes = 0;
   hw.gpus_per_node = r.ranks_per_node;
   hw.intra_node = r.link.link;

@@ -19,6 +19,7 @@ struct CudaCalibrationOptions {
   int64_t gemm_max_n = 8192;          // largest square GEMM side (model-like shapes up to it too)
   double gemm_target_s = 0.05;        // repeats per shape last about this long
   int64_t hbm_bytes = 1ll << 30;      // per array of the copy probe (far beyond the L2)
+  double soak_s = 30;                 // fastest bf16 GEMM back to back this long (0 = no soak)
   CollectiveSweep sweep;              // NCCL sweeps (need >= 2 ranks)
   ProgressFn progress;                // rank 0: progress bar
   /// With one rank no link can be measured: the profile's node and network sections are copied

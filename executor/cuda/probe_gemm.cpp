@@ -183,4 +183,54 @@ std::vector<CudaGemmMeasurement> probe_gemm_sweep(CudaBackend& backend, const st
   return out;
 }
 
+SoakMeasurement probe_gemm_soak(CudaBackend& backend, Communicator& group, const std::string& dtype,
+                                const GemmShape& s, double burst_s_per_call, double soak_s) {
+  TypeInfo t{};
+  if (!type_info(dtype, &t) || !(soak_s > 0.0)) return SoakMeasurement{};
+  cudaStream_t stream = backend.stream();
+  cublasLtHandle_t lt = nullptr;
+  CUBLAS_CHECK(cublasLtCreate(&lt));
+  const uint64_t ws_bytes = 32ull << 20;
+  void* ws = backend.allocate(ws_bytes);
+  Prepared p;
+  prepare(lt, t, s, ws_bytes, p);
+  SoakMeasurement m;
+  if (p.ok) {
+    const uint64_t a_bytes = static_cast<uint64_t>(s.K * s.N) * t.in_bytes;
+    const uint64_t b_bytes = static_cast<uint64_t>(s.K * s.M) * t.in_bytes;
+    const uint64_t d_bytes = static_cast<uint64_t>(s.M * s.N) * 4;
+    void* A = backend.allocate(a_bytes);
+    void* B = backend.allocate(b_bytes);
+    void* D = backend.allocate(d_bytes);
+    // The sweep's pattern: a GEMM's power draw depends on its data (ml-engineering's benchmarks
+    // README, "Input data affects measured performance"), so the soak multiplies the same values.
+    cuda::fill_pattern(stream, A, s.K * s.N, t.probe, 1);
+    cuda::fill_pattern(stream, B, s.K * s.M, t.probe, 2);
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    const float alpha = 1.0f, beta = 0.0f;
+    auto batch = [&](int n) {
+      CUDA_CHECK(cudaEventRecord(e0, stream));
+      for (int i = 0; i < n; ++i)
+        CUBLAS_CHECK(cublasLtMatmul(lt, p.op, &alpha, A, p.a, B, p.b, &beta, D, p.d, D, p.d, &p.algo, ws, ws_bytes,
+                                    stream));
+      CUDA_CHECK(cudaEventRecord(e1, stream));
+      CUDA_CHECK(cudaEventSynchronize(e1));
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+      return static_cast<double>(ms) * 1e-3;
+    };
+    m = run_soak_probe(group, batch, burst_s_per_call, soak_s);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    backend.deallocate(D, d_bytes);
+    backend.deallocate(B, b_bytes);
+    backend.deallocate(A, a_bytes);
+  }
+  backend.deallocate(ws, ws_bytes);
+  cublasLtDestroy(lt);
+  return m;
+}
+
 }  // namespace meshplan::exec

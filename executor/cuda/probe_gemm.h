@@ -13,6 +13,12 @@ std::vector<CudaGemmMeasurement> probe_gemm_sweep(CudaBackend& backend, const st
                                                   const std::vector<GemmShape>& shapes, double target_s,
                                                   const ProgressFn& progress);
 
+/// The sustained-clock soak (executor/calibrate/soak_probe.h) of one cuBLASLt GEMM of `dtype` and
+/// shape `s` (the layout and data of the sweep), every rank of `group` at once; `burst_s_per_call` is
+/// the sweep's time of that GEMM. An unsupported dtype or soak_s <= 0 returns "not measured".
+SoakMeasurement probe_gemm_soak(CudaBackend& backend, Communicator& group, const std::string& dtype,
+                                const GemmShape& s, double burst_s_per_call, double soak_s);
+
 /// y = x over `bytes` per array: 2 * bytes moved per call; time from CUDA events. This rank only.
 BandwidthMeasurement probe_hbm(CudaBackend& backend, int64_t bytes, double target_s);
 

@@ -11,10 +11,11 @@ TEST_CASE("calibrate: calibrate, plan, run on 2 ranks prints the error table") {
   const std::string dir = temp_dir("loop");
   const std::string profile = dir + "/cpu.yaml";
   std::string out;
-  int rc = run_command(mpirun_prefix(2) + MESHPLAN_BIN + " calibrate --quick --output " + profile, &out);
+  int rc = run_command(mpirun_prefix(2) + MESHPLAN_BIN + " calibrate --quick --soak-s 0.3 --output " + profile, &out);
   INFO(out);
   REQUIRE(rc == 0);
   CHECK(out.find("busbw") != std::string::npos);
+  CHECK(out.find("sustained clock: the largest GEMM run back to back for 0.3 s on every rank") != std::string::npos);
 
   // The profile reads back through core/io with its provenance.
   auto hw = meshplan::load_hardware(profile, "");
@@ -22,6 +23,7 @@ TEST_CASE("calibrate: calibrate, plan, run on 2 ranks prints the error table") {
   CHECK(hw->provenance.kind == "calibrated");
   CHECK_FALSE(hw->provenance.tool_version.empty());
   CHECK(hw->peak_flops_for("fp32") > 0);
+  CHECK((hw->sustained_clock_fraction > 0 && hw->sustained_clock_fraction <= 1));  // the soak's, written
 
   const std::string plan = dir + "/plan.json";
   rc = run_command(std::string(MESHPLAN_BIN) + " plan --model " + write_test_model(dir) + " --hardware " +

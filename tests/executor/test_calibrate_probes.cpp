@@ -52,7 +52,9 @@ TEST_CASE("calibrate: probes, fits and profile on 2 ranks") {
   CHECK(r.per_collective.size() == 4);
   for (const auto& p : r.gemm_curve) CHECK((p.efficiency > 0 && p.efficiency <= 1.0));
 
+  CHECK(r.soak.soak_s == 0.0);  // no soak asked for: not measured, the profile says 1
   HardwareProfile hw = calibrated_profile(r, "cpu-test", "2024-01-01", "test");
+  CHECK(hw.sustained_clock_fraction == 1.0);
   CHECK(validate_hardware(hw).empty());
   CHECK(hw.provenance.kind == "calibrated");
   CHECK(hw.provenance.host == r.host);
