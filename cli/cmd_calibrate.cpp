@@ -176,10 +176,9 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
                 "Small sweeps for CI and small machines (GEMM <= 256 on cpu, <= 2048 on cuda; collectives <= 4 MB)");
   sub->add_option("--comm-timeout-s", args->comm_timeout_s, "End the job when one communication blocks longer (default 300)");
   sub->add_option("--soak-s", args->soak_s,
-                  "Seconds to run one GEMM (cpu: the largest of the sweep, cuda: the fastest bf16) back to back on every "
-                  "rank after the sweep, to measure the "
-                  "clock held at the power limit (the profile's sustained_clock_fraction; default cpu 0 = not "
-                  "measured, cuda 30, --quick 5)")
+                  "Seconds to run one GEMM (cpu: the largest of the sweep, cuda: the fastest bf16) back to "
+                  "back on every rank after the sweep, to measure the clock held at the power limit (the "
+                  "profile's sustained_clock_fraction; default cpu 0 = not measured, cuda 30, --quick 5)")
       ->check(CLI::Range(0.0, 3600.0));
   sub->add_flag("--no-selftest", args->no_selftest, "cuda: skip the device selftest before calibrating");
   sub->footer("Launch on the ranks to calibrate: mpirun -np 4 meshplan calibrate --output cpu.yaml\n"
