@@ -58,9 +58,10 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
   allowed_values(sub->add_option("--cross-entropy", o.cross_entropy,
                                  "Loss kernel over the LM head's logits: unfused (Megatron-Core's "
                                  "vocab_parallel_cross_entropy, 38 + 14 bytes per logit), fused (Megatron's "
-                                 "--cross-entropy-loss-fusion, 22 + 14), generic (12 + 12) (default: the "
-                                 "framework's: unfused for megatron, fused for nemo, else generic)"),
-                 {"unfused", "fused", "generic"});
+                                 "--cross-entropy-loss-fusion, 22 + 14), torch_fp32 (F.cross_entropy on .float() logits, "
+                                 "torchtitan: 14 + 22), generic (12 + 12) (default: the framework's: unfused "
+                                 "for megatron, fused for nemo, torch_fp32 for torchtitan, else generic)"),
+                 {"unfused", "fused", "torch_fp32", "generic"});
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {

@@ -257,14 +257,22 @@ FrameworkKnobs framework_knobs(const FrameworkSpec& f) {
   // action='store_true'); NeMo 2.0's GPTConfig sets cross_entropy_loss_fusion = True.
   if (f.id == Framework::Megatron) k.cross_entropy = CrossEntropyKernel::Unfused;
   if (f.id == Framework::Nemo) k.cross_entropy = CrossEntropyKernel::Fused;
+  // torchtitan computes the loss with PyTorch's cross entropy on fp32 logits (costmodel/cross_entropy.h).
+  if (f.id == Framework::Torchtitan) k.cross_entropy = CrossEntropyKernel::TorchFp32;
   if (f.id == Framework::DeepSpeed) {
     k.sharding.granularity = ShardGranularity::Buckets;
     // The spec's buckets are bytes of bf16 elements (2 bytes each); the knobs count elements.
     if (f.zero3_prefetch_bytes > 0) k.sharding.prefetch_bucket_elements = f.zero3_prefetch_bytes / 2.0;
     if (f.dp_bucket_bytes > 0) k.sharding.reduce_bucket_elements = f.dp_bucket_bytes / 2.0;
   }
-  // torchtitan runs eager unless compile is asked for ([T] job_config.py Compile.enable = False).
-  if (f.id == Framework::Torchtitan) k.torch_compile = false;
+  // torchtitan runs eager unless compile is asked for ([T] job_config.py Compile.enable = False), with
+  // FSDP2, its own RoPE / repeat_kv code and foreach AdamW (costmodel/README.md "torchtitan's own code").
+  if (f.id == Framework::Torchtitan) {
+    k.torch_compile = false;
+    k.sharding.fsdp2_copies = true;
+    k.torchtitan_attention_inputs = true;
+    k.foreach_adamw = true;
+  }
   return k;
 }
 

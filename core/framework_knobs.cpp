@@ -35,12 +35,14 @@ const char* to_string(CrossEntropyKernel k) {
     case CrossEntropyKernel::Generic: return "generic";
     case CrossEntropyKernel::Unfused: return "unfused";
     case CrossEntropyKernel::Fused: return "fused";
+    case CrossEntropyKernel::TorchFp32: return "torch_fp32";
   }
   return "generic";
 }
 
 std::optional<CrossEntropyKernel> parse_cross_entropy(const std::string& s) {
-  for (auto k : {CrossEntropyKernel::Generic, CrossEntropyKernel::Unfused, CrossEntropyKernel::Fused})
+  for (auto k : {CrossEntropyKernel::Generic, CrossEntropyKernel::Unfused, CrossEntropyKernel::Fused,
+                 CrossEntropyKernel::TorchFp32})
     if (s == to_string(k)) return k;
   return std::nullopt;
 }

@@ -35,6 +35,10 @@ struct ShardingKnobs {
   /// but the CPU runs ahead of the GPU and issues the next unit's all-gather early, which
   /// limit_all_gathers caps at one unit ahead: prefetch depth 1 in both passes. 0 = no prefetch.
   int prefetch_depth = 1;
+  /// FSDP2 (torch.distributed._composable.fsdp.fully_shard, per-parameter sharding; torchtitan): the
+  /// all-gather's copy-in / copy-out and the reduce-scatter's copy-in run on the compute stream
+  /// (costmodel/fsdp2_copies.h). FSDP1 and DeepSpeed gather into flat buffers the parameters view.
+  bool fsdp2_copies = false;
 };
 
 /// Which fused attention kernel a framework runs (AttentionKind::Fused only).
@@ -66,10 +70,11 @@ std::optional<FusedAttentionKernel> parse_fused_kernel(const std::string& s);
 /// Which cross-entropy kernel runs on the LM head's logits (costmodel/cross_entropy.h counts the bytes
 /// of each). Unfused: Megatron-Core's vocab_parallel_cross_entropy, Megatron-LM's default. Fused: the
 /// same under jit_fuser (--cross-entropy-loss-fusion; NeMo 2.0 and Megatron-Bridge turn it on). Generic:
-/// a six-pass estimate for the frameworks whose loss code is not counted. New values go at the end.
-enum class CrossEntropyKernel { Generic, Unfused, Fused };
+/// a six-pass estimate for the frameworks whose loss code is not counted. TorchFp32: PyTorch's
+/// F.cross_entropy on logits upcast with .float() (torchtitan). New values go at the end.
+enum class CrossEntropyKernel { Generic, Unfused, Fused, TorchFp32 };
 const char* to_string(CrossEntropyKernel k);
-/// "generic", "unfused", "fused".
+/// "generic", "unfused", "fused", "torch_fp32".
 std::optional<CrossEntropyKernel> parse_cross_entropy(const std::string& s);
 
 /// Everything a training framework decides that the cost model needs (issue 12's --framework sets
@@ -114,6 +119,14 @@ struct FrameworkKnobs {
   /// The loss kernel (costmodel/cross_entropy.h): framework_knobs() picks Megatron's unfused one for
   /// megatron and the fused one for nemo; validation files may name it (`cross_entropy`).
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::Generic;
+  /// torchtitan's Llama attention code: the rotary embedding as an fp32 complex multiply and GQA's K
+  /// and V copied to the query heads before SDPA (costmodel/torchtitan_attention_ops.h). Set for
+  /// torchtitan; other frameworks fuse RoPE into their kernels (TE, flash-attn, inductor).
+  bool torchtitan_attention_inputs = false;
+  /// The optimizer step is PyTorch's foreach AdamW (torchtitan's default, optimizer.fused false at
+  /// 9dec370ad): one kernel per arithmetic op, about 80 bytes per fp32 parameter, plus clip_grad_norm_
+  /// (costmodel/step.cpp optimizer_time_s). false: a fused Adam (Megatron, DeepSpeed, apex).
+  bool foreach_adamw = false;
 };
 
 }  // namespace meshplan

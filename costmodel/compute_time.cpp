@@ -14,6 +14,7 @@
 #include "costmodel/eager_llama_ops.h"
 #include "costmodel/fp8.h"
 #include "costmodel/flops.h"
+#include "costmodel/torchtitan_attention_ops.h"
 #include "costmodel/tp_overlap.h"
 #include "costmodel/moe_cost.h"
 
@@ -101,6 +102,11 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
                                                   p.job.knobs.fused_rmsnorm);
     eager.forward += llama.forward;
     eager.backward += llama.backward;
+  }
+  if (p.job.knobs.torchtitan_attention_inputs) {  // costmodel/torchtitan_attention_ops.h
+    const EagerBytes rope = torchtitan_attention_input_bytes(p.model, b, s, cfg.tp, ab);
+    eager.forward += rope.forward;
+    eager.backward += rope.backward;
   }
 
   LayerCompute c;

@@ -15,6 +15,11 @@ namespace meshplan {
 ///   GPTConfig turns cross_entropy_loss_fusion on): cast + max in one kernel writing the fp32 logits (6),
 ///   subtract + exp + sum (8), div_ (8) = 22 forward; backward as Unfused, 14.
 ///   Generic (any other framework; not counted from one code base): six 4-byte passes, 12 + 12.
+///   TorchFp32 (torchtitan train.py at 9dec370ad, cross_entropy_loss: F.cross_entropy(pred.flatten(0, 1)
+///   .float(), labels)): .float() (read 2, write 4), log_softmax (read 4, write 4; its max and sum passes
+///   re-read a 128k-wide fp32 row of 0.5 MB from L2, not HBM), nll_loss (gathers one element per row)
+///   = 14 forward; backward nll_loss_backward (zero-fill 4, scatter), log_softmax_backward (read the
+///   gradient and the saved output, write: 12), the cast back to bf16 (read 4, write 2) = 22.
 struct CrossEntropyBytes {
   double forward = 0;   // bytes per logit element
   double backward = 0;  // bytes per logit element

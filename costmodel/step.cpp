@@ -10,6 +10,7 @@
 #include "costmodel/context_parallel.h"
 #include "costmodel/grad_compression.h"
 #include "costmodel/flops.h"
+#include "costmodel/fsdp2_copies.h"
 #include "costmodel/memory.h"
 #include "costmodel/moe_a2a_overlap.h"
 #include "costmodel/moe_cost.h"
@@ -184,6 +185,16 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   out.exposed_s = overlap ? M * zero3_exposed_s(sc, st.forward_s / layers, st.backward_s / layers, refetch,
                                                 knobs.prefetch_depth)
                           : out.total_s;
+  // FSDP2 packs and unpacks every gather and reduce-scatter on the compute stream (costmodel/
+  // fsdp2_copies.h): serialized with the compute, so exposed, and counted with the ZeRO traffic it
+  // serves (the planner's time bound keeps ZeRO-dependent terms out of the compute).
+  if (knobs.fsdp2_copies && grad_group_size(cfg) > 1) {
+    const EagerBytes copies = fsdp2_copy_bytes(layer_parameters_per_gpu(p.model, cfg.tp), grad_group_size(cfg),
+                                               activation_element_bytes(p.job.dtype), 4.0);
+    const double copies_s = M * layers * (memory_bound_time_s(hw, copies.forward) + memory_bound_time_s(hw, copies.backward));
+    out.total_s += copies_s;
+    out.exposed_s += copies_s;
+  }
   return out;
 }
 
@@ -199,7 +210,13 @@ double optimizer_time_s(const Problem& p, const ParallelConfig& cfg, int stage) 
                        stage_expert_static_bytes(p, cfg, stage).optimizer / pb.optimizer;
   // Adam reads the gradient and fp32 master/m/v, writes master/m/v and the 16-bit working weights;
   // the global-norm clipping reads the gradients once more and the next step's buffers are zeroed.
-  return memory_bound_time_s(p.hardware, local * (2.0 * pb.optimizer + 3.0 * pb.gradients + pb.weights));
+  if (!p.job.knobs.foreach_adamw)
+    return memory_bound_time_s(p.hardware, local * (2.0 * pb.optimizer + 3.0 * pb.gradients + pb.weights));
+  // PyTorch's foreach AdamW (torch/optim/adamw.py _multi_tensor_adamw, torch 2.5-2.6) on fp32 params,
+  // grads, m and v, one kernel per op: weight decay p *= (1 - lr wd) 8, m.lerp_(g) 12, v *= b2 8,
+  // v.addcmul_(g, g) 12, sqrt(v) 8, / bias correction 8, + eps 8, p.addcdiv_(m, denom) 16 = 80 bytes per
+  // parameter; clip_grad_norm_ (foreach norm, then g *= coef) 4 + 8 = 12.
+  return memory_bound_time_s(p.hardware, local * (80.0 + 12.0));
 }
 
 static Bottleneck largest_term(const TimeBreakdown& t) {
@@ -334,6 +351,12 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     k.dp_reduce_s += expert_chunk_reduce_s(p, cfg, c);
     k.zero3_gather_s = cfg.zero_stage >= 3 ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
     k.zero3_refetch_share = cfg.zero_stage >= 3 ? zero3_refetch_share(p, cfg) : 0.0;
+    if (cfg.zero_stage >= 3 && grad_group_size(cfg) > 1 && p.job.knobs.sharding.fsdp2_copies) {
+      // FSDP2's copies run on the compute stream (the closed form counts them with the ZeRO traffic).
+      const EagerBytes copies = fsdp2_copy_bytes(layer_parameters_per_gpu(p.model, cfg.tp), grad_group_size(cfg), e, 4.0);
+      k.forward_s += k.layers * memory_bound_time_s(hw, copies.forward);
+      k.backward_input_s += k.layers * memory_bound_time_s(hw, copies.backward);
+    }
     out.chunks.push_back(k);
   }
   out.p2p_bytes = cfg.pp > 1 ? p2p_activation_bytes(p, cfg) : 0.0;

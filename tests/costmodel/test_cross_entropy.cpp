@@ -21,6 +21,8 @@ TEST_CASE("cross entropy bytes per logit, counted from each kernel's passes") {
   CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Fused).backward == 14.0);
   CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Generic).forward == 12.0);
   CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Generic).backward == 12.0);
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::TorchFp32).forward == 14.0);   // torchtitan
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::TorchFp32).backward == 22.0);
 }
 
 TEST_CASE("the LM head pays the kernel's bytes over T * V / tp logits at HBM speed") {
@@ -42,9 +44,11 @@ TEST_CASE("the LM head pays the kernel's bytes over T * V / tp logits at HBM spe
 TEST_CASE("each framework's loss kernel: Megatron-LM unfused, NeMo fused, the others generic") {
   CHECK(framework_knobs(framework_spec(Framework::Megatron)).cross_entropy == CrossEntropyKernel::Unfused);
   CHECK(framework_knobs(framework_spec(Framework::Nemo)).cross_entropy == CrossEntropyKernel::Fused);
-  for (Framework f : {Framework::Meshplan, Framework::DeepSpeed, Framework::Fsdp, Framework::Torchtitan})
+  CHECK(framework_knobs(framework_spec(Framework::Torchtitan)).cross_entropy == CrossEntropyKernel::TorchFp32);
+  for (Framework f : {Framework::Meshplan, Framework::DeepSpeed, Framework::Fsdp})
     CHECK(framework_knobs(framework_spec(f)).cross_entropy == CrossEntropyKernel::Generic);
-  for (auto k : {CrossEntropyKernel::Generic, CrossEntropyKernel::Unfused, CrossEntropyKernel::Fused})
+  for (auto k : {CrossEntropyKernel::Generic, CrossEntropyKernel::Unfused, CrossEntropyKernel::Fused,
+                 CrossEntropyKernel::TorchFp32})
     CHECK(parse_cross_entropy(to_string(k)) == k);
   CHECK_FALSE(parse_cross_entropy("te").has_value());
 }

@@ -169,9 +169,14 @@ TEST_CASE("the progress callback reaches the size of the space") {
 // stage and DP overlap, the pipeline floor of any sibling with nothing hidden (overlap off, or
 // dp = 1) is at most every sibling's step time.
 TEST_CASE("the pipeline floor of a bare sibling bounds every ZeRO/overlap sibling") {
+  // torchtitan's knobs add FSDP2's copies and foreach AdamW to ZeRO-3 (its only stage): still bounded.
+  Problem titan = problem("llama-2-13b", "h100-80gb-sxm", 32, 128, 4096);
+  titan.job.framework = Framework::Torchtitan;
+  titan.job.convention = framework_spec(Framework::Torchtitan).convention;
+  titan.job.knobs = framework_knobs(framework_spec(Framework::Torchtitan));
   for (const Problem& p : {problem("llama-2-7b", "a100-40gb-sxm", 16, 64, 4096),
                            problem("megatron-gpt-22b", "h100-80gb-sxm", 24, 96, 2048),
-                           problem("llama-2-70b", "a100-80gb-sxm", 64, 256, 4096)}) {
+                           problem("llama-2-70b", "a100-80gb-sxm", 64, 256, 4096), titan}) {
     using Key = std::tuple<int, int, int64_t, int, int, bool, int>;
     std::map<Key, std::pair<double, double>> groups;  // max bare floor, min sibling step
     int64_t siblings = 0;
@@ -199,6 +204,7 @@ TEST_CASE("pruned search equals exhaustive search under every framework's rules"
     Problem p = problem("llama-2-13b", "a100-40gb-sxm", 32, 128, 4096);
     p.job.framework = f;
     p.job.convention = framework_spec(f).convention;
+    p.job.knobs = framework_knobs(framework_spec(f));  // what --framework sets (FSDP2 copies, loss, ...)
     INFO(to_string(f));
     SearchOptions opt;
     opt.top_k = 6;
