@@ -29,9 +29,11 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                                  "(default p2p; torch_all_gather under --framework torchtitan, what it runs)"),
                  {"p2p", "all_gather", "a2a", "torch_all_gather"});
   allowed_values(sub->add_option("--fp8", o.fp8,
-                                 "FP8 recipe of the linear-layer GEMMs (Transformer Engine): delayed, current, "
-                                 "blockwise, mxfp8 (default none); needs an fp8 peak in the profile"),
-                 {"none", "delayed", "current", "blockwise", "mxfp8"});
+                                 "FP8 recipe of the linear-layer GEMMs: delayed, current, blockwise, mxfp8 "
+                                 "(Transformer Engine), rowwise (torchao's dynamic row-wise scaling, torchtitan: "
+                                 "costed from the profile's measured speedup table) (default none); needs an fp8 "
+                                 "peak in the profile"),
+                 {"none", "delayed", "current", "blockwise", "mxfp8", "rowwise"});
   sub->add_option("--grad-compression", o.grad_compression,
                   "Compressed DP gradient reduction: none, powersgd:RANK, onebit-adam, onebit-lamb, topk:FRACTION "
                   "(default none; ZeRO 0 only)");
@@ -88,7 +90,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   if (!only_given || given(o.app, "--fp8")) {
     auto r = parse_fp8_recipe(o.fp8);
     if (!r)
-      return make_error(kCmd, "--fp8", o.fp8, "unknown FP8 recipe", "use none, delayed, current, blockwise or mxfp8");
+      return make_error(kCmd, "--fp8", o.fp8, "unknown FP8 recipe", "use none, delayed, current, blockwise, mxfp8 or rowwise");
     job.fp8 = *r;
   }
   // No default of its own: the framework's kernel (core/framework.cpp) stands unless the flag is given.
@@ -213,7 +215,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
   if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather, a2a or torch_all_gather");
   job.cp_comm = *c;
   auto f = parse_fp8_recipe(fp8);
-  if (!f) return make_error(file, at + ".fp8", fp8, "unknown FP8 recipe", "none, delayed, current, blockwise or mxfp8");
+  if (!f) return make_error(file, at + ".fp8", fp8, "unknown FP8 recipe", "none, delayed, current, blockwise, mxfp8 or rowwise");
   job.fp8 = *f;
   auto a = parse_ac_policy(acp);
   if (!a) return make_error(file, at + ".ac_policy", acp, "unknown activation-checkpoint policy",

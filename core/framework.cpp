@@ -49,6 +49,7 @@
 #include <algorithm>
 
 #include "core/framework_knobs.h"
+#include "core/job_features.h"
 
 namespace meshplan {
 
@@ -244,6 +245,15 @@ ErrorList validate_framework(const Problem& p, const ParallelConfig& c, const st
                                std::to_string(chunks) + " equal pipeline chunks, which" + by +
                                " the export needs",
                            "use a pp (x v) dividing the layers, or --framework megatron"));
+  // FP8: torchtitan's float8 is torchao's (tensorwise, costed as current scaling, or rowwise); the
+  // Megatron stacks run Transformer Engine's recipes, which have no row-wise one.
+  const bool torchao = f.id == Framework::Torchtitan;
+  if (p.job.fp8 == Fp8Recipe::Rowwise && !torchao && f.id != Framework::Meshplan)
+    e.push_back(make_error(w, "--fp8", "rowwise", std::string("is torchao's recipe, not Transformer Engine's,") + by,
+                           "use --fp8 current, delayed, blockwise or mxfp8, or --framework torchtitan"));
+  if (torchao && p.job.fp8 != Fp8Recipe::None && p.job.fp8 != Fp8Recipe::Current && p.job.fp8 != Fp8Recipe::Rowwise)
+    e.push_back(make_error(w, "--fp8", to_string(p.job.fp8), "is not a torchao float8 recipe" + by,
+                           "use --fp8 current (torchao tensorwise) or rowwise"));
   return e;
 }
 

@@ -41,6 +41,15 @@ struct AttentionKernelSpeed {
   std::vector<double> flops_per_s;     // forward + backward FLOP/s at seq[i]
 };
 
+/// Measured speedup of whole FP8 linear layers (forward + backward, casts included) over bf16 by the
+/// forward GEMM's M x K x N, for a recipe whose speed is not a GEMM rate (torchao's dynamic row-wise
+/// scaling: costmodel/fp8_rowwise.h). Empty axes = not measured for this GPU.
+struct Fp8LinearSpeedup {
+  std::vector<double> m, k, n;   // ascending
+  std::vector<double> speedup;   // m.size() * k.size() * n.size() values, n fastest, then k, then m
+  bool empty() const { return speedup.empty(); }
+};
+
 struct HardwareProfile {
   std::string name;     // file stem, e.g. "a100-80gb-sxm"
   std::string file;     // path it was read from (for error messages)
@@ -85,6 +94,8 @@ struct HardwareProfile {
   /// Published speed curves of fused attention kernels on this GPU (costmodel/attention_speed.h);
   /// empty = the efficiencies above apply at every sequence length.
   std::vector<AttentionKernelSpeed> attention_kernel_speeds;
+  /// torchao float8 row-wise linear layers against bf16 (gpu.fp8_rowwise_speedup); empty = none.
+  Fp8LinearSpeedup fp8_rowwise_speedup;
 };
 
 /// Checks a profile for missing or non-positive values; `file` names the source.

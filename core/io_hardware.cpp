@@ -8,6 +8,7 @@
 #include "core/limits.h"
 #include "core/io_detail.h"
 #include "core/io_attention_speed.h"
+#include "core/io_fp8_speedup.h"
 #include "core/io_number.h"
 
 namespace meshplan {
@@ -84,6 +85,7 @@ void read_gpu(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
   read_attention("cudnn_attention_efficiency", hw.cudnn_attention_forward_efficiency,
                  hw.cudnn_attention_backward_efficiency);
   io_detail::read_attention_speeds(r, gpu, hw);
+  io_detail::read_fp8_rowwise_speedup(r, gpu, hw);
   std::stable_sort(hw.gemm_efficiency.begin(), hw.gemm_efficiency.end(),
                    [](const EfficiencyPoint& a, const EfficiencyPoint& b) { return a.flops < b.flops; });
 }
@@ -288,6 +290,7 @@ nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
     gpu["cudnn_attention_efficiency"] = {{"forward", scaled_json(hw.cudnn_attention_forward_efficiency, 1.0)},
                                          {"backward", scaled_json(hw.cudnn_attention_backward_efficiency, 1.0)}};
   if (!hw.attention_kernel_speeds.empty()) gpu["attention_kernel_speed"] = io_detail::attention_speeds_json(hw);
+  if (!hw.fp8_rowwise_speedup.empty()) gpu["fp8_rowwise_speedup"] = io_detail::fp8_rowwise_speedup_json(hw);
   j["gpu"] = gpu;
   j["node"] = {{"gpus_per_node", hw.gpus_per_node}};
   if (hw.nvlink_domain_gpus > 0) j["node"]["nvlink_domain_gpus"] = hw.nvlink_domain_gpus;

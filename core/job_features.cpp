@@ -24,6 +24,7 @@ const char* to_string(Fp8Recipe r) {
     case Fp8Recipe::Current: return "current";
     case Fp8Recipe::Blockwise: return "blockwise";
     case Fp8Recipe::Mxfp8: return "mxfp8";
+    case Fp8Recipe::Rowwise: return "rowwise";
   }
   return "?";
 }
@@ -47,7 +48,8 @@ std::optional<CpComm> parse_cp_comm(const std::string& s) {
 }
 
 std::optional<Fp8Recipe> parse_fp8_recipe(const std::string& s) {
-  for (auto r : {Fp8Recipe::None, Fp8Recipe::Delayed, Fp8Recipe::Current, Fp8Recipe::Blockwise, Fp8Recipe::Mxfp8})
+  for (auto r : {Fp8Recipe::None, Fp8Recipe::Delayed, Fp8Recipe::Current, Fp8Recipe::Blockwise, Fp8Recipe::Mxfp8,
+                 Fp8Recipe::Rowwise})
     if (s == to_string(r)) return r;
   return std::nullopt;
 }
@@ -151,6 +153,12 @@ void validate_features(const Problem& p, const ParallelConfig& c, const std::str
     e.push_back(make_error(w, "--fp8", to_string(p.job.fp8),
                            "hardware profile " + p.hardware.name + " lists no fp8 peak (no FP8 tensor cores)",
                            "drop --fp8, or use a Hopper/Blackwell profile such as h100-80gb-sxm"));
+  // torchao's row-wise recipe is costed from a measured speedup table, not from a GEMM rate.
+  if (p.job.fp8 == Fp8Recipe::Rowwise && p.hardware.fp8_rowwise_speedup.empty())
+    e.push_back(make_error(w, "--fp8", "rowwise",
+                           "hardware profile " + p.hardware.name + " has no measured gpu.fp8_rowwise_speedup table "
+                           "(torchao row-wise linears are costed from it)",
+                           "use an H100/H200 profile, add the table (hardware-profiles/README.md), or --fp8 current"));
   check_ac_policy(p, c, w, e);
   const std::string why = compression_zero_rule(p.job.compression, c.zero_stage);
   if (!why.empty())

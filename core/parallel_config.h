@@ -25,8 +25,10 @@ enum class ParamConvention { Default16, Megatron, Fp32Grads };
 /// The training framework a plan is for; core/framework.h says what each can run and its defaults.
 enum class Framework { Meshplan, Megatron, DeepSpeed, Fsdp, Torchtitan, Nemo };
 
-/// Transformer Engine FP8 recipes; None = GEMMs in the job's dtype.
-enum class Fp8Recipe { None, Delayed, Current, Blockwise, Mxfp8 };
+/// FP8 recipes of the linear layers; None = GEMMs in the job's dtype. Delayed, Current, Blockwise,
+/// Mxfp8: Transformer Engine's. Rowwise: torchao's dynamic row-wise scaling (torchtitan's
+/// float8 recipe "rowwise", costmodel/fp8_rowwise.h). New values go at the end.
+enum class Fp8Recipe { None, Delayed, Current, Blockwise, Mxfp8, Rowwise };
 
 /// Data-parallel gradient compression; None = full-precision reduction.
 enum class GradCompression { None, PowerSgd, OneBitAdam, OneBitLamb, TopK };

@@ -13,6 +13,7 @@
 #include "costmodel/eager_elementwise.h"
 #include "costmodel/eager_llama_ops.h"
 #include "costmodel/fp8.h"
+#include "costmodel/fp8_rowwise.h"
 #include "costmodel/flops.h"
 #include "costmodel/torchtitan_attention_ops.h"
 #include "costmodel/tp_overlap.h"
@@ -82,10 +83,12 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const double t = static_cast<double>(cfg.tp);
   const LayerFlops f = layer_forward_flops(p.model, b, s);
   const double linear_peak = linear_gemm_peak(p, peak);  // fp8 peak under an FP8 recipe
-  const double qkv = gemm_time_s(hw, linear_peak, f.qkv / t);
-  const double out = gemm_time_s(hw, linear_peak, f.out_proj / t);
-  const double up = gemm_time_s(hw, linear_peak, f.mlp_up / t);
-  const double down = gemm_time_s(hw, linear_peak, f.mlp_down / t);
+  const bool rowwise = p.job.fp8 == Fp8Recipe::Rowwise;      // torchao: measured speedups over bf16
+  const LinearGemmTimes rw = rowwise ? rowwise_linear_times(p, cfg, peak, b * s) : LinearGemmTimes{};
+  const double qkv = rowwise ? rw.qkv : gemm_time_s(hw, linear_peak, f.qkv / t);
+  const double out = rowwise ? rw.out : gemm_time_s(hw, linear_peak, f.out_proj / t);
+  const double up = rowwise ? rw.up : gemm_time_s(hw, linear_peak, f.mlp_up / t);
+  const double down = rowwise ? rw.down : gemm_time_s(hw, linear_peak, f.mlp_down / t);
   const double ab = activation_element_bytes(p.job.dtype);
   const AttentionCoreTime core = cfg.cp > 1 ? cp_attention(p, cfg, peak, ab).core
                                             : attention_core_time(hw, peak, p.model, p.job.knobs.attention, b, s,

@@ -8,14 +8,16 @@
 namespace meshplan {
 
 double linear_gemm_peak(const Problem& p, double dense_peak) {
-  if (p.job.fp8 == Fp8Recipe::None) return dense_peak;
+  // torchao row-wise: costed against bf16 from its measured speedups (costmodel/fp8_rowwise.h).
+  if (p.job.fp8 == Fp8Recipe::None || p.job.fp8 == Fp8Recipe::Rowwise) return dense_peak;
   const double fp8 = p.hardware.peak_flops_for("fp8");
   return fp8 > 0.0 ? fp8 : dense_peak;
 }
 
 Fp8Overhead fp8_cast_bytes(const Problem& p, const ParallelConfig& cfg, double tokens) {
   Fp8Overhead o;
-  if (p.job.fp8 == Fp8Recipe::None) return o;
+  // Row-wise casts are inside its measured speedups (costmodel/fp8_rowwise.h).
+  if (p.job.fp8 == Fp8Recipe::None || p.job.fp8 == Fp8Recipe::Rowwise) return o;
   const double t = static_cast<double>(cfg.tp);
   const double h = static_cast<double>(p.model.hidden_size);
   const double kv = static_cast<double>(p.model.kv_dim());
@@ -40,12 +42,13 @@ double fp8_weight_bytes_per_param(Fp8Recipe r) {
     case Fp8Recipe::Current: return 2.0;
     case Fp8Recipe::Blockwise: return 2.0 + 2.0 * 4.0 / 16384.0;
     case Fp8Recipe::Mxfp8: return 2.0 + 2.0 / 32.0;
+    case Fp8Recipe::Rowwise: return 0.0;  // torchao casts the 16-bit weights at every use, keeps no copy
   }
   return 0.0;
 }
 
 double fp8_scaling_state_bytes_per_layer(Fp8Recipe r) {
-  if (r == Fp8Recipe::None) return 0.0;
+  if (r == Fp8Recipe::None || r == Fp8Recipe::Rowwise) return 0.0;  // dynamic scales, none kept
   const double tensors = 4.0 * 5.0;  // 4 modules x (3 forward + 2 backward) FP8 tensors
   const double history = r == Fp8Recipe::Delayed ? kFp8AmaxHistoryLen : 1.0;
   return tensors * 4.0 * (history + 2.0);  // fp32 amax history (or current amax), scale, scale_inv

@@ -29,12 +29,15 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
 }
 
 // The Transformer Engine / torchao recipe a run names: current scaling (TE Float8CurrentScaling,
-// torchao "tensorwise" dynamic scaling), rowwise scales (closest: blockwise), blockwise (TE
+// torchao "tensorwise" dynamic scaling), torchao "rowwise" (costmodel/fp8_rowwise.h), blockwise (TE
 // Float8BlockScaling), else the frameworks' default delayed scaling (TE DelayedScaling; NeMo and
-// llm-foundry default).
+// llm-foundry default); torchtitan's float8 (torchao) without a recipe named is torchao's default
+// dynamic tensorwise scaling (Float8LinearConfig's default CastConfig), costed as current scaling.
 Fp8Recipe run_fp8_recipe(const ValidationRun& run) {
   if (run.fp8_recipe == "current-scaling" || run.fp8_recipe == "tensorwise") return Fp8Recipe::Current;
-  if (run.fp8_recipe == "rowwise" || run.fp8_recipe == "blockwise") return Fp8Recipe::Blockwise;
+  if (run.fp8_recipe == "rowwise") return Fp8Recipe::Rowwise;
+  if (run.fp8_recipe == "blockwise") return Fp8Recipe::Blockwise;
+  if (run.fp8_recipe.empty() && run.framework == "torchtitan") return Fp8Recipe::Current;
   return Fp8Recipe::Delayed;
 }
 

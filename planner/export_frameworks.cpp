@@ -98,6 +98,13 @@ std::string torchtitan_toml(const Problem& p, const ParallelConfig& c, bool fsdp
   // Costed with fused element-wise kernels (FrameworkKnobs::torch_compile): torchtitan must compile
   // its blocks to run that; its default (compile.enable = false) is the eager cost.
   if (p.job.knobs.torch_compile) o << "\n[compile]\nenable = true\n";
+  // torchao float8 of the linear layers (job_config.py Model.converters, Float8Linear.recipe_name):
+  // tensorwise is what --fp8 current costs; rowwise is costmodel/fp8_rowwise.h. validate_framework
+  // refuses the Transformer Engine recipes under torchtitan.
+  if (p.job.fp8 == Fp8Recipe::Current || p.job.fp8 == Fp8Recipe::Rowwise)
+    o << "\n[model]\nconverters = [\"quantize.linear.float8\"]\n"
+      << "\n[quantize.linear.float8]\nrecipe_name = \"" << (p.job.fp8 == Fp8Recipe::Rowwise ? "rowwise" : "tensorwise")
+      << "\"\n";
   return o.str();
 }
 

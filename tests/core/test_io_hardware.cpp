@@ -240,3 +240,20 @@ TEST_CASE("profiles of the same GPU chip share its GEMM curve and element-wise e
     }
   }
 }
+
+TEST_CASE("fp8_rowwise_speedup: optional table, round-trips, and a wrong size or order names the field") {
+  const std::string table =
+      "  fp8_rowwise_speedup: {m: [1024, 4096], k: [1024], n: [1024, 4096], speedup: [0.5, 1.0, 0.7, 1.5]}\n";
+  const std::string with = replace(a100_text(), "  gemm_efficiency:\n", table + "  gemm_efficiency:\n");
+  auto r = parse_hardware(with, "test.yaml");
+  REQUIRE(r.ok());
+  CHECK(r.value().fp8_rowwise_speedup.speedup.size() == 4);
+  auto back = parse_hardware(hardware_to_yaml(r.value()), "back.yaml");
+  REQUIRE(back.ok());
+  CHECK(back.value().fp8_rowwise_speedup.speedup == r.value().fp8_rowwise_speedup.speedup);
+  CHECK(back.value().fp8_rowwise_speedup.n == r.value().fp8_rowwise_speedup.n);
+  CHECK(profile_error(replace(with, "0.7, 1.5]", "0.7]")).field == "gpu.fp8_rowwise_speedup.speedup");
+  CHECK(profile_error(replace(with, "n: [1024, 4096]", "n: [4096, 1024]")).field == "gpu.fp8_rowwise_speedup.n[1]");
+  CHECK(profile_error(replace(with, "speedup: [0.5,", "speedup: [-0.5,")).field == "gpu.fp8_rowwise_speedup.speedup[0]");
+  CHECK(parse_hardware(a100_text(), "t.yaml").value().fp8_rowwise_speedup.empty());
+}

@@ -227,6 +227,22 @@ TEST_CASE("torchtitan/fsdp TOML: tomllib parses it and every key is torchtitan's
     INFO(out);
     CHECK(rc == 0);
   }
+  // torchao float8 (row-wise and tensorwise): the converter and recipe keys torchtitan reads.
+  for (Fp8Recipe r : {Fp8Recipe::Rowwise, Fp8Recipe::Current}) {
+    Problem f8 = on(p, Framework::Torchtitan);
+    f8.job.fp8 = r;
+    const std::string text = exported("torchtitan", f8, config(8, 2, 8, 2, 1, 128, Recompute::Full, true, ScheduleKind::GPipe));
+    CHECK(text.find("converters = [\"quantize.linear.float8\"]") != std::string::npos);
+    CHECK(text.find(r == Fp8Recipe::Rowwise ? "recipe_name = \"rowwise\"" : "recipe_name = \"tensorwise\"") !=
+          std::string::npos);
+    const std::string path = temp_file("tt8.toml", text);
+    int rc = 0;
+    const std::string out =
+        run(python + " " + MESHPLAN_SOURCE_DIR + "/tests/validators/torchtitan_keys.py " + path + " 2>&1", rc);
+    std::remove(path.c_str());
+    INFO(out);
+    CHECK(rc == 0);
+  }
   const std::string yaml = temp_file("nemo.yaml", exported("nemo", on(p, Framework::Nemo),
                                                            config(8, 4, 4, 1, 1, 256, Recompute::Selective, true)));
   int rc = 0;

@@ -1,7 +1,8 @@
 """Checks a meshplan torchtitan/FSDP export: valid TOML (tomllib), and every key one that torchtitan's
 JobConfig defines. Key lists copied from torchtitan/config/job_config.py at pytorch/torchtitan
 238fa9953e4aec2a62582121564273d7cbb1e9f1 (the [job], [training], [parallelism],
-[activation_checkpoint] and [compile] dataclasses; Compile: enable, components, backend). usage: torchtitan_keys.py FILE.toml; exit 0 ok, 1 not."""
+[activation_checkpoint], [compile], [model] and [quantize.linear.float8] dataclasses; Compile: enable,
+components, backend; Model; Float8Linear). usage: torchtitan_keys.py FILE.toml; exit 0 ok, 1 not."""
 import sys
 import tomllib
 
@@ -23,13 +24,30 @@ KNOWN = {
                               "early_stop", "memory_budget", "visualize_memory_budget_pareto",
                               "preserve_rng_state", "determinism_check", "debug"},
     "compile": {"enable", "components", "backend"},
+    "model": {"name", "flavor", "hf_assets_path", "tokenizer_path", "converters", "print_after_conversion"},
+    # [quantize.linear.float8]: Float8Linear
+    "quantize.linear.float8": {"enable_fsdp_float8_all_gather", "precompute_float8_dynamic_scale_for_fsdp",
+                               "recipe_name", "filter_fqns", "emulate"},
 }
 SCHEDULES = {"GPipe", "1F1B", "Interleaved1F1B", "LoopedBFS", "InterleavedZeroBubble", "ZBVZeroBubble",
              "DualPipeV"}
 
 cfg = tomllib.load(open(sys.argv[1], "rb"))
-bad = [f"[{sec}] {key}" for sec, keys in cfg.items() for key in keys
-       if sec not in KNOWN or key not in KNOWN[sec]]
+
+
+def flatten(prefix, table):
+    """(section, key) pairs with nested tables joined by dots: [quantize.linear.float8] recipe_name."""
+    for key, value in table.items():
+        if isinstance(value, dict):
+            yield from flatten(f"{prefix}.{key}" if prefix else key, value)
+        else:
+            yield prefix, key
+
+
+bad = [f"[{sec}] {key}" for sec, key in flatten("", cfg) if sec not in KNOWN or key not in KNOWN[sec]]
+if cfg.get("quantize", {}).get("linear", {}).get("float8", {}).get("recipe_name", "tensorwise") not in {
+        "tensorwise", "rowwise", "rowwise_with_gw_hp"}:
+    bad.append("quantize.linear.float8.recipe_name")
 par = cfg.get("parallelism", {})
 if par.get("pipeline_parallel_degree", 1) > 1 and par.get("pipeline_parallel_schedule") not in SCHEDULES:
     bad.append("pipeline_parallel_schedule " + str(par.get("pipeline_parallel_schedule")))
