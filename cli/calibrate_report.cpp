@@ -105,7 +105,8 @@ std::string calibration_table(const HardwareProfile& hw, const exec::Calibration
   }
   if (r.soak.soak_s > 0.0)
     out << "sustained clock: " << (cuda ? "the fastest bf16 GEMM" : "the largest GEMM") << " run back to back for "
-        << format_number(r.soak.soak_s) << " s on every rank: " << format_number(r.soak.burst_s_per_call * 1e3) << " ms per call burst, "
+        << format_number(r.soak.soak_s) << " s on every rank: " << format_number(r.soak.burst_s_per_call * 1e3)
+        << " ms per call burst, "
         << format_number(r.soak.sustained_s_per_call * 1e3) << " ms settled -> sustained_clock_fraction "
         << format_number(r.soak.fraction) << "\n";
   else

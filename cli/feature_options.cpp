@@ -90,7 +90,8 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   if (!only_given || given(o.app, "--fp8")) {
     auto r = parse_fp8_recipe(o.fp8);
     if (!r)
-      return make_error(kCmd, "--fp8", o.fp8, "unknown FP8 recipe", "use none, delayed, current, blockwise, mxfp8 or rowwise");
+      return make_error(kCmd, "--fp8", o.fp8, "unknown FP8 recipe",
+                        "use none, delayed, current, blockwise, mxfp8 or rowwise");
     job.fp8 = *r;
   }
   // No default of its own: the framework's kernel (core/framework.cpp) stands unless the flag is given.
@@ -215,7 +216,8 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
   if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather, a2a or torch_all_gather");
   job.cp_comm = *c;
   auto f = parse_fp8_recipe(fp8);
-  if (!f) return make_error(file, at + ".fp8", fp8, "unknown FP8 recipe", "none, delayed, current, blockwise, mxfp8 or rowwise");
+  if (!f)
+    return make_error(file, at + ".fp8", fp8, "unknown FP8 recipe", "none, delayed, current, blockwise, mxfp8 or rowwise");
   job.fp8 = *f;
   auto a = parse_ac_policy(acp);
   if (!a) return make_error(file, at + ".ac_policy", acp, "unknown activation-checkpoint policy",

@@ -91,10 +91,11 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   if (run.dp_all_reduce && run.zero_stage != 1)
     r.fail(path + ".dp_all_reduce", std::to_string(run.zero_stage), "is a ZeRO-1 reduction (zero: 1 only)",
            "zero: 1, or drop the key (ZeRO-0 all-reduces anyway)");
-  run.cross_entropy = r.text(n, "cross_entropy", path + ".cross_entropy", defaults.cross_entropy, "unfused|fused|torch_fp32|generic");
+  run.cross_entropy =
+      r.text(n, "cross_entropy", path + ".cross_entropy", defaults.cross_entropy, "unfused|fused|torch_fp32|generic");
   if (!run.cross_entropy.empty() && !parse_cross_entropy(run.cross_entropy))
     r.fail(path + ".cross_entropy", run.cross_entropy, "unknown cross-entropy kernel",
-           "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion) or generic");
+           "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32 or generic");
   run.unpad_attention =
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
   if (Reader::has(n, "compile"))  // torchtitan's compile.enable; absent: the framework's default
@@ -175,9 +176,11 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   defaults.fused_kernel = r.text(root, "fused_kernel", "fused_kernel", std::string(), kKernels);
   if (!defaults.fused_kernel.empty() && !parse_fused_kernel(defaults.fused_kernel))
     r.fail("fused_kernel", defaults.fused_kernel, "unknown attention kernel", kKernels);
-  defaults.cross_entropy = r.text(root, "cross_entropy", "cross_entropy", std::string(), "unfused|fused|torch_fp32|generic");
+  defaults.cross_entropy =
+      r.text(root, "cross_entropy", "cross_entropy", std::string(), "unfused|fused|torch_fp32|generic");
   if (!defaults.cross_entropy.empty() && !parse_cross_entropy(defaults.cross_entropy))
-    r.fail("cross_entropy", defaults.cross_entropy, "unknown cross-entropy kernel", "unfused, fused, torch_fp32 or generic");
+    r.fail("cross_entropy", defaults.cross_entropy, "unknown cross-entropy kernel",
+           "unfused, fused, torch_fp32 or generic");
   const YAML::Node models = r.map(root, "models", "models", false, "model shapes keyed by name");
   if (!r.ok()) return *r.error;
   for (const auto& kv : models) {

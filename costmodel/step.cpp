@@ -191,7 +191,8 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   if (knobs.fsdp2_copies && grad_group_size(cfg) > 1) {
     const EagerBytes copies = fsdp2_copy_bytes(layer_parameters_per_gpu(p.model, cfg.tp), grad_group_size(cfg),
                                                activation_element_bytes(p.job.dtype), 4.0);
-    const double copies_s = M * layers * (memory_bound_time_s(hw, copies.forward) + memory_bound_time_s(hw, copies.backward));
+    const double copies_s =
+        M * layers * (memory_bound_time_s(hw, copies.forward) + memory_bound_time_s(hw, copies.backward));
     out.total_s += copies_s;
     out.exposed_s += copies_s;
   }
@@ -353,7 +354,8 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     k.zero3_refetch_share = cfg.zero_stage >= 3 ? zero3_refetch_share(p, cfg) : 0.0;
     if (cfg.zero_stage >= 3 && grad_group_size(cfg) > 1 && p.job.knobs.sharding.fsdp2_copies) {
       // FSDP2's copies run on the compute stream (the closed form counts them with the ZeRO traffic).
-      const EagerBytes copies = fsdp2_copy_bytes(layer_parameters_per_gpu(p.model, cfg.tp), grad_group_size(cfg), e, 4.0);
+      const EagerBytes copies =
+          fsdp2_copy_bytes(layer_parameters_per_gpu(p.model, cfg.tp), grad_group_size(cfg), e, 4.0);
       k.forward_s += k.layers * memory_bound_time_s(hw, copies.forward);
       k.backward_input_s += k.layers * memory_bound_time_s(hw, copies.backward);
     }
