@@ -44,9 +44,20 @@ struct RunArgs {
   bool no_selftest = false;     // skip the device selftest at start
   bool test_device_error = false;  // test hook: a DeviceError at the first step
   bool dtype_given = false;     // --dtype on the command line: the CPU emulates bf16 when it says bf16
+  std::string cuda_attention = "cudnn";  // --cuda-attention cudnn|reference
+  std::string cuda_gemm = "bf16";        // --cuda-gemm bf16|bf16-copy|tf32|fp32
   exec::CpuOptions cpu_options() const {
     exec::CpuOptions o;
     o.bf16_emulation = backend == "cpu" && dtype_given && problem.dtype == "bf16";
+    return o;
+  }
+  exec::CudaOptions cuda_options() const {
+    exec::CudaOptions o;
+    o.attention = exec::parse_cuda_attention(cuda_attention).value_or(exec::CudaAttention::Cudnn);
+    for (auto g : {exec::GemmPrecision::Bf16, exec::GemmPrecision::Bf16Copy, exec::GemmPrecision::Tf32,
+                   exec::GemmPrecision::Fp32}) {
+      if (cuda_gemm == exec::to_string(g)) o.gemm = g;
+    }
     return o;
   }
 };
@@ -57,13 +68,16 @@ std::string error_source(const RunArgs& a) { return a.plan.plan.empty() ? "comma
 // The problem as this executor holds it: fp32 weights, grads, fp32 master, m, v = 20 bytes per
 // parameter ("fp32-grads"); time at the peak FLOP/s of the GEMM dtype the backend really runs
 // (cuda: bf16, cpu: fp32) when the profile lists it, memory with the activation dtype it stores;
-// on the hardware of `prof` (CPU ranks: a CPU profile, never a GPU datasheet). Its attention keeps
-// the (B, nh, T, T) probabilities without recompute (executor/model/layer.h): materialized attention.
+// on the hardware of `prof` (CPU ranks: a CPU profile, never a GPU datasheet). Attention as the
+// backend runs it: the CPU keeps the (B, nh, T, T) probabilities without recompute (materialized);
+// the CUDA backend never keeps them (fused), at cuDNN's published speed when cuDNN's SDPA runs. Our
+// fp32 reference kernels have no published speed: they are costed as cuDNN, and the report says so.
 RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const PredictionProfile& prof) {
   Problem p = s.problem;
   p.hardware = prof.hardware;
   p.job.convention = ParamConvention::Fp32Grads;
-  p.job.knobs.attention = AttentionKind::Materialized;
+  p.job.knobs.attention = prec.attention == "materialized" ? AttentionKind::Materialized : AttentionKind::Fused;
+  if (prec.attention != "materialized") p.job.knobs.fused_kernel = FusedAttentionKernel::Cudnn;
   if (p.hardware.peak_flops_for(prec.gemm_dtype) > 0) p.job.dtype = prec.gemm_dtype;
   else if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";
   StepEstimate e = estimate_step(p, s.config);
@@ -141,7 +155,7 @@ Result<RunInputs> resolve_run(const RunArgs& a, exec::MpiRuntime& mpi) {
   auto setup = resolve_setup(a.problem, a.config, a.plan);
   if (!setup) return setup.error();
   const Setup& s = *setup;
-  const exec::BackendPrecision prec = exec::backend_precision(a.backend, a.cpu_options());
+  const exec::BackendPrecision prec = exec::backend_precision(a.backend, a.cpu_options(), a.cuda_options());
   PredictionProfile prof{s.problem.hardware, "plan", ""};
   if (auto ok = check_runnable(a, s, predict(s, prec, prof), mpi.world_size()); !ok) return ok.error();
   if (a.backend == "cpu") {  // the CUDA backend runs on the GPUs the plan's profile describes
@@ -191,7 +205,7 @@ struct ReadyBackend {
 
 // Device checks before any model allocation: the selftest (cli/selftest_gate.h), then the fit.
 ReadyBackend ready_backend(const RunArgs& a, const RunPrediction& pred, exec::MpiRuntime& mpi) {
-  auto made = exec::make_backend(a.backend, a.cpu_options());  // every rank gets the same answer
+  auto made = exec::make_backend(a.backend, a.cpu_options(), a.cuda_options());  // every rank gets the same answer
   if (!made) return {nullptr, fail_on_all(mpi.world_rank() == 0, made.error())};
   std::unique_ptr<exec::Backend> backend = std::move(made).value();
   if (!a.no_selftest && !device_selftest_passes(*backend)) return {nullptr, end_on_failed_selftest(mpi.world_size())};
@@ -281,6 +295,16 @@ void add_training_options(CLI::App* sub, RunArgs& a) {
                   "End the job when one communication call blocks longer (default 300; 0 = never)");
   sub->add_flag("--force", a.force, "Start even when the plan is predicted not to fit the device's memory");
   sub->add_flag("--no-selftest", a.no_selftest, "Skip the device selftest before training (--backend cuda)");
+  allowed_values(sub->add_option("--cuda-attention", a.cuda_attention,
+                                 "--backend cuda: attention by cuDNN's fused SDPA (bf16 q/k/v) or by the fp32 "
+                                 "reference kernels (default cudnn; reference where the build has no cuDNN)"),
+                 {"cudnn", "reference"})
+      ->check(CLI::IsMember({"cudnn", "reference"}));
+  allowed_values(sub->add_option("--cuda-gemm", a.cuda_gemm,
+                                 "--backend cuda: GEMM math on the fp32 tensors: bf16 (cuBLASLt rounds the inputs), "
+                                 "bf16-copy (bf16 copies, bf16 x bf16), tf32 or fp32 (default bf16)"),
+                 {"bf16", "bf16-copy", "tf32", "fp32"})
+      ->check(CLI::IsMember({"bf16", "bf16-copy", "tf32", "fp32"}));
   sub->add_flag("--test-device-error", a.test_device_error)->group("");
   // Test hooks, not for users: the last rank SIGKILLs itself mid-step / mid-checkpoint-write.
   sub->add_option("--test-kill-at-step", a.train.test_kill_at_step)->group("");

@@ -27,7 +27,8 @@ int run_selftest_command(const SelftestArgs& a) {
   auto result = exec::run_named_selftest(a.backend);
   if (!result) return report_error(result.error());
   const exec::DeviceSelftest& s = *result;
-  std::cout << "selftest on " << s.device << ", GEMM math " << s.gemm_precision << "\n"
+  std::cout << "selftest on " << s.device << ", GEMM math " << s.gemm_precision << ", attention "
+            << s.attention_kernel << "\n"
             << exec::selftest_table(s.report);
   if (!s.ok()) {
     std::cout << std::flush;

@@ -90,11 +90,16 @@ class Backend {
   /// q (B, T, NH, D), k and v (B, T, NKV, D).
   virtual void attention_forward(float* out, float* lse, float* probs, const float* q,
                                  const float* k, const float* v, const AttentionDims& d) = 0;
-  /// dq (B, T, NH, D), dk and dv (B, T, NKV, D) overwritten. probs may be null: the softmax is
-  /// then recomputed from q, k and lse (selective recompute / flash style).
+  /// dq (B, T, NH, D), dk and dv (B, T, NKV, D) overwritten. out (B, T, NH, D) is the forward's
+  /// output (fused kernels such as cuDNN's SDPA backward read it). probs may be null: the softmax
+  /// is then recomputed from q, k and lse (selective recompute / flash style).
   virtual void attention_backward(float* dq, float* dk, float* dv, const float* dout,
-                                  const float* q, const float* k, const float* v,
+                                  const float* q, const float* k, const float* v, const float* out,
                                   const float* lse, const float* probs, const AttentionDims& d) = 0;
+  /// Whether attention_backward reads the kept probabilities (B, NH, T, T) when given them. A
+  /// backend whose backward always recomputes them (flash style) says false, and the model then
+  /// never keeps them: T^2 bytes per head and sequence saved.
+  virtual bool attention_backward_reads_probs() const { return true; }
 
   // ---- SwiGLU: out = silu(gate) * up, elementwise over n ----
   virtual void swiglu_forward(float* out, const float* gate, const float* up, int64_t n) = 0;

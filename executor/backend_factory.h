@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
@@ -26,11 +27,28 @@ enum class GemmPrecision {
 };
 const char* to_string(GemmPrecision p);
 
+/// Which attention kernels the CUDA backend runs: cuDNN's fused SDPA (bf16 q/k/v/o on tensor
+/// cores, fp32 softmax; needs a build with cuDNN and the cudnn-frontend headers) or our fp32
+/// CUDA-core kernels (exact to 1e-4 of the CPU: the reference the fused path is tested against).
+enum class CudaAttention { Cudnn, Reference };
+const char* to_string(CudaAttention a);
+std::optional<CudaAttention> parse_cuda_attention(const std::string& s);
+/// True when this build has cuDNN's SDPA path compiled in (MESHPLAN_HAVE_CUDNN).
+bool cudnn_attention_compiled();
+
 struct CudaOptions {
   int device = -1;  // -1: the launcher's local rank (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID,
                     // MPI_LOCALRANKID, LOCAL_RANK) modulo the visible devices, else 0
   GemmPrecision gemm = GemmPrecision::Bf16;
+  /// Cudnn falls back to Reference in a build without cuDNN and for shapes cuDNN has no engine
+  /// for (T = 1, head dim not a multiple of 8); effective_attention() says which ran.
+  CudaAttention attention = CudaAttention::Cudnn;
+  /// cuDNN's deterministic backward (bitwise repeatable; a B*NH*T*T*2-byte workspace on Hopper
+  /// before cuDNN 9.25). Off by default, as PyTorch's SDPA: dQ is then accumulated with atomics.
+  bool deterministic_attention = false;
 };
+/// The attention kernels a backend built with these options runs for supported shapes.
+CudaAttention effective_attention(const CudaOptions& o);
 
 /// True when this build has the CUDA backend compiled in.
 bool cuda_compiled();
@@ -50,8 +68,12 @@ Result<std::unique_ptr<Backend>> make_backend(const std::string& name, const Cpu
 /// state; the CUDA backend's GEMMs take bf16 inputs by default (CudaOptions::gemm).
 struct BackendPrecision {
   std::string description;               // e.g. "fp32 weights/activations, bf16 GEMM inputs ..."
-  std::string gemm_dtype = "fp32";       // whose peak FLOP/s the time prediction uses
+  std::string gemm_dtype = "fp32";       // whose peak FLOP/s the time prediction uses (the rate
+                                         // that runs: tf32 for bf16 rounding of fp32 operands)
   std::string activation_dtype = "fp32"; // bytes per stored activation element
+  /// "materialized" (keeps the (B, nh, T, T) probabilities: the CPU), "cudnn" (cuDNN fused SDPA)
+  /// or "cuda-fp32" (our flash-style fp32 kernels: O(T) memory, no published speed).
+  std::string attention = "materialized";
 };
 BackendPrecision backend_precision(const std::string& backend_name, const CpuOptions& cpu = {},
                                    const CudaOptions& cuda = {});

@@ -33,6 +33,29 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+# cuDNN's fused attention in the CUDA backend needs the header-only cudnn-frontend. It is installed
+# from NVIDIA's PyPI wheel (nvidia-cudnn-frontend; not vendored) and only where the CUDA toolkit and
+# cuDNN are: its include/ is unpacked into /opt/meshplan-cudnn-frontend, where CMake looks.
+FE_VERSION=1.32.0
+FE_DIR=/opt/meshplan-cudnn-frontend
+if { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; } &&
+   { [ -f /usr/local/cuda/include/cudnn.h ] || [ -f /usr/include/cudnn.h ]; } &&
+   [ "$(cat "$FE_DIR/VERSION" 2>/dev/null)" != "$FE_VERSION" ]; then
+  dpkg-query -W -f='${Status}' python3-pip 2>/dev/null | grep -q "install ok installed" ||
+    { $SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends python3-pip; }
+  fe_tmp=$(mktemp -d)
+  if python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: -d "$fe_tmp" \
+       "nvidia-cudnn-frontend==$FE_VERSION"; then
+    $SUDO rm -rf "$FE_DIR" && $SUDO mkdir -p "$FE_DIR"
+    $SUDO python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith("include/")])' "$fe_tmp"/nvidia_cudnn_frontend-*.whl "$FE_DIR"
+    echo "$FE_VERSION" | $SUDO tee "$FE_DIR/VERSION" >/dev/null
+  else
+    echo "meshplan: warning: nvidia-cudnn-frontend did not download (the CUDA backend builds without cuDNN attention)"
+  fi
+  rm -rf "$fe_tmp"
+fi
 if [ "$WITH_TEST" = 1 ]; then
   bash "$(dirname "$0")/install-framework-validators.sh"
   echo "meshplan: build and test dependencies installed"

@@ -84,8 +84,8 @@ void CpuBackend::attention_forward(float* out, float* lse, float* probs, const f
 
 void CpuBackend::attention_backward(float* dq, float* dk, float* dv, const float* dout,
                                     const float* q, const float* k, const float* v,
-                                    const float* lse, const float* probs,
-                                    const AttentionDims& d) {
+                                    const float* /*out: not needed*/, const float* lse,
+                                    const float* probs, const AttentionDims& d) {
   if (options_.reference_attention) {
     attention_backward_reference(dq, dk, dv, dout, q, k, v, lse, d);
   } else {

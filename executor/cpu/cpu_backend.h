@@ -38,8 +38,8 @@ class CpuBackend : public Backend {
   void attention_forward(float* out, float* lse, float* probs, const float* q, const float* k,
                          const float* v, const AttentionDims& d) override;
   void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* q,
-                          const float* k, const float* v, const float* lse, const float* probs,
-                          const AttentionDims& d) override;
+                          const float* k, const float* v, const float* out, const float* lse,
+                          const float* probs, const AttentionDims& d) override;
   void swiglu_forward(float* out, const float* gate, const float* up, int64_t n) override;
   void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate,
                        const float* up, int64_t n) override;

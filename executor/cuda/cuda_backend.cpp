@@ -29,6 +29,7 @@ CudaBackend::CudaBackend(const CudaOptions& options) : options_(options) {
 CudaBackend::~CudaBackend() {
   // No throwing from a destructor: failures at teardown (a lost device) are ignored.
   cudaStreamSynchronize(stream_);
+  destroy_attention();
   destroy_gemm_plans();
   if (lt_workspace_ != nullptr) pool_.free(lt_workspace_);
   if (reduce_host_ != nullptr) cudaFreeHost(reduce_host_);
@@ -112,28 +113,6 @@ void CudaBackend::rope_forward(float* x, int64_t B, int64_t T, int64_t H, int64_
 void CudaBackend::rope_backward(float* dx, int64_t B, int64_t T, int64_t H, int64_t D, float theta) {
   assert(D % 2 == 0);
   cuda::rope(stream_, dx, B, T, H, D, theta, -1.0f);  // a rotation's transpose is its inverse
-}
-
-void CudaBackend::attention_forward(float* out, float* lse, float* probs, const float* q,
-                                    const float* k, const float* v, const AttentionDims& d) {
-  if (d.D > cuda::kMaxHeadDim) {
-    device_fail("meshplan", "head dimension " + std::to_string(d.D) + " > " + std::to_string(cuda::kMaxHeadDim) +
-                " is not supported by the CUDA attention kernels", "attention_forward", __FILE__, __LINE__);
-  }
-  cuda::attention_forward(stream_, out, lse, probs, q, k, v, d);
-}
-
-void CudaBackend::attention_backward(float* dq, float* dk, float* dv, const float* dout,
-                                     const float* q, const float* k, const float* v,
-                                     const float* lse, const float* /*probs: recomputed from lse*/,
-                                     const AttentionDims& d) {
-  if (d.B * d.T * d.NH == 0) return;
-  if (d.D > cuda::kMaxHeadDim) {
-    device_fail("meshplan", "head dimension " + std::to_string(d.D) + " > " + std::to_string(cuda::kMaxHeadDim) +
-                " is not supported by the CUDA attention kernels", "attention_backward", __FILE__, __LINE__);
-  }
-  Tensor rowdot(*this, DType::F32, {cuda::attention_backward_scratch_floats(d)});
-  cuda::attention_backward(stream_, dq, dk, dv, dout, q, k, v, lse, d, rowdot.f32());
 }
 
 void CudaBackend::swiglu_forward(float* out, const float* gate, const float* up, int64_t n) {

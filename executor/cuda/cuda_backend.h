@@ -17,6 +17,7 @@
 namespace meshplan::exec {
 
 struct GemmPlan;  // cuBLASLt descriptors + chosen algorithm of one GEMM shape (cuda_gemm.cpp)
+class CudnnAttention;  // cuDNN SDPA graphs (cudnn_attention.h; only in builds with cuDNN)
 
 class CudaBackend : public Backend {
  public:
@@ -61,8 +62,13 @@ class CudaBackend : public Backend {
   void attention_forward(float* out, float* lse, float* probs, const float* q, const float* k,
                          const float* v, const AttentionDims& d) override;
   void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* q,
-                          const float* k, const float* v, const float* lse, const float* probs,
-                          const AttentionDims& d) override;
+                          const float* k, const float* v, const float* out, const float* lse,
+                          const float* probs, const AttentionDims& d) override;
+  /// Both attention paths recompute the softmax from lse (flash style).
+  bool attention_backward_reads_probs() const override { return false; }
+  /// Whether this shape runs on cuDNN's fused SDPA (options say cudnn, the build has it, and
+  /// cuDNN has an engine for it); otherwise the fp32 reference kernels run.
+  bool attention_uses_cudnn(const AttentionDims& d);
   void swiglu_forward(float* out, const float* gate, const float* up, int64_t n) override;
   void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate,
                        const float* up, int64_t n) override;
@@ -93,6 +99,8 @@ class CudaBackend : public Backend {
   void gemm_lt(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                const void* A, const void* B, float beta, float* C, bool bf16_inputs);
   double reduce_to_host(const float* x, int64_t n, bool squares);
+  void destroy_attention();  // cuda_attention.cpp
+
 
   CudaOptions options_;
   int device_ = 0;
@@ -104,6 +112,7 @@ class CudaBackend : public Backend {
   double* reduce_host_ = nullptr;     // pinned: the double a reduction returns
   DevicePool pool_;
   std::map<GemmPlanKey, GemmPlan*> gemm_plans_;
+  CudnnAttention* cudnn_ = nullptr;   // created at the first attention call (cuDNN builds only)
 };
 
 }  // namespace meshplan::exec

@@ -48,6 +48,10 @@ __global__ void to_bf16_kernel(__nv_bfloat16* out, const float* x, int64_t n) {
   GRID_STRIDE_LOOP(i, n) out[i] = __float2bfloat16_rn(x[i]);
 }
 
+__global__ void from_bf16_kernel(float* out, const __nv_bfloat16* x, int64_t n) {
+  GRID_STRIDE_LOOP(i, n) out[i] = __bfloat162float(x[i]);
+}
+
 __device__ __forceinline__ float sigmoid(float g) { return 1.0f / (1.0f + expf(-g)); }
 
 __global__ void swiglu_forward_kernel(float* out, const float* gate, const float* up, int64_t n) {
@@ -148,6 +152,12 @@ void reduce_sum(cudaStream_t s, const float* x, int64_t n, bool squares, double*
 void to_bf16(cudaStream_t s, void* out, const float* x, int64_t n) {
   if (n <= 0) return;
   to_bf16_kernel<<<grid_for(n), kThreads, 0, s>>>(static_cast<__nv_bfloat16*>(out), x, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+void from_bf16(cudaStream_t s, float* out, const void* x, int64_t n) {
+  if (n <= 0) return;
+  from_bf16_kernel<<<grid_for(n), kThreads, 0, s>>>(out, static_cast<const __nv_bfloat16*>(x), n);
   CUDA_CHECK_LAUNCH();
 }
 

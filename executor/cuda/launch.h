@@ -23,6 +23,8 @@ void reduce_sum(cudaStream_t s, const float* x, int64_t n, bool squares, double*
                 double* result);
 /// out (n) = bf16(x): round to nearest even.
 void to_bf16(cudaStream_t s, void* out, const float* x, int64_t n);
+/// out (n) = float(x): exact (x holds n bf16 values).
+void from_bf16(cudaStream_t s, float* out, const void* x, int64_t n);
 void swiglu_forward(cudaStream_t s, float* out, const float* gate, const float* up, int64_t n);
 void swiglu_backward(cudaStream_t s, float* dgate, float* dup, const float* dout, const float* gate,
                      const float* up, int64_t n);

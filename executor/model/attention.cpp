@@ -77,7 +77,7 @@ void attention_backward_half(const LayerContext& ctx, const LayerWeights& w, con
                           st.k.f32(), st.v.f32(), st.att.f32(), st.lse.f32(), d.cp_attention());
   } else {
     be.attention_backward(dq.f32(), dk.f32(), dv.f32(), datt.f32(), st.q.f32(), st.k.f32(),
-                          st.v.f32(), st.lse.f32(), st.probs.empty() ? nullptr : st.probs.f32(),
+                          st.v.f32(), st.att.f32(), st.lse.f32(), st.probs.empty() ? nullptr : st.probs.f32(),
                           d.attention());
   }
   datt.reset();

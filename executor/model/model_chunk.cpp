@@ -154,7 +154,9 @@ const float* ModelChunk::forward(int mb, const MicroBatchInput& in) {
 
 void ModelChunk::forward_layers(ChunkStash& st) {
   const LayerDims& d = rt_->dims;
-  const bool keep_probs = spec_.recompute == Recompute::None && !groups_.cp.active();
+  // Kept only where the backend's backward reads them (the CPU's); flash-style backends recompute.
+  const bool keep_probs = spec_.recompute == Recompute::None && !groups_.cp.active() &&
+                          backend_.attention_backward_reads_probs();
   for (int i = 0; i < spec_.num_layers; ++i) {
     const int block = layer_block(i);
     const LayerWeights w = layer_weights(block_params(block, Pass::Forward), rt_->offsets[i]);
@@ -185,7 +187,8 @@ uint64_t ModelChunk::stash_bytes_per_micro_batch() const {
       } else {
         layer += 3 * d.N * d.f;                          // gate, up, act
       }
-      if (spec_.recompute == Recompute::None && !groups_.cp.active()) {
+      if (spec_.recompute == Recompute::None && !groups_.cp.active() &&
+          backend_.attention_backward_reads_probs()) {
         layer += d.B * d.nh * d.T * d.T;                 // probs
       }
     }

@@ -50,6 +50,8 @@ DeviceSelftest run_selftest_on(Backend& backend) {
   std::unique_ptr<Backend> reference = make_cpu_backend(ref_options);
   SelftestOptions options;
   options.gemm_tolerance = selftest_gemm_tolerance(out.gemm_precision);
+  out.attention_kernel = is_cuda ? to_string(effective_attention(CudaOptions{})) : "reference";
+  set_selftest_attention_tolerances(options, out.attention_kernel);
   if (is_cuda) options.extra.push_back(check_nccl);
   try {
     out.device = describe(backend);

@@ -13,6 +13,7 @@ namespace meshplan::exec {
 struct DeviceSelftest {
   std::string device;          // "cuda:0 (NVIDIA H100 80GB HBM3)" or "cpu (Eigen)"
   std::string gemm_precision;  // GEMM math checked ("bf16", "fp32")
+  std::string attention_kernel;  // attention checked ("cudnn", "reference")
   SelftestReport report;       // rows up to and including the first mismatch
   std::string device_error;    // a DeviceError's one line when a library call failed, else empty
   bool ok() const { return device_error.empty() && report.ok(); }

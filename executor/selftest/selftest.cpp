@@ -62,4 +62,16 @@ double selftest_gemm_tolerance(const std::string& precision) {
   return 2e-2;  // bf16 inputs (8 significant bits), fp32 accumulation
 }
 
+void set_selftest_attention_tolerances(SelftestOptions& o, const std::string& kernel) {
+  if (kernel == "cudnn") {
+    o.attention_tolerance = 2e-2;
+    o.attention_lse_tolerance = 2e-2;
+    o.attention_grad_tolerance = 5e-2;
+  } else {
+    o.attention_tolerance = 1e-4;
+    o.attention_lse_tolerance = 1e-5;
+    o.attention_grad_tolerance = 1e-4;
+  }
+}
+
 }  // namespace meshplan::exec

@@ -33,6 +33,12 @@ struct SelftestOptions {
   /// Relative tolerance of GEMMs: the device's GEMM math (2e-2 for bf16 inputs with fp32
   /// accumulation over K <= 128, 2e-3 for tf32, 1e-5 for fp32).
   double gemm_tolerance = 2e-2;
+  /// Relative tolerances of attention: output and lse, and gradients (over max(|ref|, 1)). 1e-4 /
+  /// 1e-5 / 1e-4 for fp32 kernels (online vs two-pass softmax); cuDNN's SDPA rounds q, k, v, o, dO
+  /// and its outputs to bf16 (2^-9 relative each): 2e-2 / 2e-2 / 5e-2.
+  double attention_tolerance = 1e-4;
+  double attention_lse_tolerance = 1e-5;
+  double attention_grad_tolerance = 1e-4;
   /// Stop after the first check that does not hold (its rows are the last in the report).
   bool stop_at_first_failure = true;
   /// Extra checks appended by the caller (e.g. an NCCL all-reduce on the device): each returns rows.
@@ -52,5 +58,7 @@ std::string selftest_table(const SelftestReport& report);
 
 /// Tolerance of GEMMs for a precision name ("bf16", "bf16-copy", "tf32", "fp32").
 double selftest_gemm_tolerance(const std::string& precision);
+/// Sets the attention tolerances for an attention kernel name ("cudnn" or "reference").
+void set_selftest_attention_tolerances(SelftestOptions& o, const std::string& kernel);
 
 }  // namespace meshplan::exec

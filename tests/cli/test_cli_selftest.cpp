@@ -56,3 +56,23 @@ TEST_CASE("run cli: a device error ends the run with one line and exit 1") {
   CHECK(r.err.find("cudaMalloc") != std::string::npos);
   CHECK(r.err.find("terminate") == std::string::npos);
 }
+
+TEST_CASE("selftest cli: the header names the attention kernels checked") {
+  CliResult r = run_cli("selftest --backend cpu");
+  CHECK(r.out.find("attention reference") != std::string::npos);
+}
+
+TEST_CASE("run cli: --cuda-attention and --cuda-gemm take only their documented values") {
+  const std::string base = "run --model " + source_path("examples/models/llama-tiny.yaml") +
+                           " --hardware a100-80gb-sxm --gpus 1 --global-batch 2 --seq 16 --micro-batch 1 --steps 1";
+  for (const char* bad : {" --cuda-attention flash", " --cuda-gemm fp16"}) {
+    CliResult r = run_cli(base + bad);
+    INFO(bad << " stderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err_lines() == 1);
+  }
+  CliResult help = run_cli("run --help");
+  for (const char* flag : {"--cuda-attention", "cudnn|reference", "--cuda-gemm", "bf16-copy"}) {
+    CHECK(help.out.find(flag) != std::string::npos);
+  }
+}

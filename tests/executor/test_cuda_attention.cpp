@@ -26,7 +26,7 @@ Result run(Backend& be, const AttentionDims& d, bool with_probs, const std::vect
   Tensor probs(be, DType::F32, {with_probs ? d.B * d.NH * d.T * d.T : 0});
   Tensor dq(be, DType::F32, {nq}), dk(be, DType::F32, {nkv}), dv(be, DType::F32, {nkv});
   be.attention_forward(out.f32(), lse.f32(), with_probs ? probs.f32() : nullptr, tq.f32(), tk.f32(), tv.f32(), d);
-  be.attention_backward(dq.f32(), dk.f32(), dv.f32(), tdo.f32(), tq.f32(), tk.f32(), tv.f32(), lse.f32(),
+  be.attention_backward(dq.f32(), dk.f32(), dv.f32(), tdo.f32(), tq.f32(), tk.f32(), tv.f32(), out.f32(), lse.f32(),
                         with_probs ? probs.f32() : nullptr, d);
   Result r;
   r.out = download(be, out);

@@ -25,12 +25,17 @@ inline void skip_without_device() {
   }
 }
 
-/// The CUDA backend (device from the launcher's local rank, else 0), or a skip.
+/// The CUDA backend (device from the launcher's local rank, else 0), or a skip. The tight tests
+/// use the fp32 reference attention; test_cuda_cudnn_attention.cpp tests cuDNN's against it.
 inline std::unique_ptr<Backend> cuda_backend(
-    meshplan::exec::GemmPrecision gemm = meshplan::exec::GemmPrecision::Fp32) {
+    meshplan::exec::GemmPrecision gemm = meshplan::exec::GemmPrecision::Fp32,
+    meshplan::exec::CudaAttention attention = meshplan::exec::CudaAttention::Reference,
+    bool deterministic_attention = false) {
   skip_without_device();
   meshplan::exec::CudaOptions o;
   o.gemm = gemm;
+  o.attention = attention;
+  o.deterministic_attention = deterministic_attention;
   auto made = meshplan::exec::make_backend("cuda", {}, o);
   if (!made) FAIL(made.error().one_line());
   return std::move(made).value();

@@ -56,8 +56,8 @@ class Forwarding : public Backend {
     in_->attention_forward(o, l, p, q, k, v, d);
   }
   void attention_backward(float* dq, float* dk, float* dv, const float* d, const float* q, const float* k, const float* v,
-                          const float* l, const float* p, const AttentionDims& dims) override {
-    in_->attention_backward(dq, dk, dv, d, q, k, v, l, p, dims);
+                          const float* o, const float* l, const float* p, const AttentionDims& dims) override {
+    in_->attention_backward(dq, dk, dv, d, q, k, v, o, l, p, dims);
   }
   void swiglu_forward(float* o, const float* g, const float* u, int64_t n) override { in_->swiglu_forward(o, g, u, n); }
   void swiglu_backward(float* dg, float* du, const float* d, const float* g, const float* u, int64_t n) override {
@@ -85,8 +85,8 @@ class Forwarding : public Backend {
 class WrongAttentionDk : public Forwarding {
  public:
   void attention_backward(float* dq, float* dk, float* dv, const float* d, const float* q, const float* k, const float* v,
-                          const float* l, const float* p, const AttentionDims& dims) override {
-    Forwarding::attention_backward(dq, dk, dv, d, q, k, v, l, p, dims);
+                          const float* o, const float* l, const float* p, const AttentionDims& dims) override {
+    Forwarding::attention_backward(dq, dk, dv, d, q, k, v, o, l, p, dims);
     in_->scale(dk, 1.001f, dims.B * dims.T * dims.NKV * dims.D);
   }
 };
@@ -170,12 +170,24 @@ TEST_CASE("device fit: a plan predicted not to fit is refused unless forced", "[
 
 TEST_CASE("backend precision: what each backend computes in, for the run JSON and the prediction", "[selftest]") {
   const BackendPrecision cuda = backend_precision("cuda");  // the default: bf16 GEMM inputs
-  CHECK(cuda.gemm_dtype == "bf16");                         // time at the bf16 peak, not fp32
+  // cuBLASLt rounds fp32 operands to bf16 but runs TF32-class kernels (measured on an H100).
+  CHECK(cuda.gemm_dtype == "tf32");
   CHECK(cuda.activation_dtype == "fp32");                   // memory: activations stored fp32
   CHECK(cuda.description.find("bf16 GEMM inputs") != std::string::npos);
   CudaOptions fp32;
   fp32.gemm = GemmPrecision::Fp32;
   CHECK(backend_precision("cuda", {}, fp32).gemm_dtype == "fp32");
+  CudaOptions copies;
+  copies.gemm = GemmPrecision::Bf16Copy;  // real bf16 operands: the bf16 rate
+  CHECK(backend_precision("cuda", {}, copies).gemm_dtype == "bf16");
+  // Attention: the CPU keeps probabilities; the CUDA backend never does (cuDNN where built).
+  CHECK(backend_precision("cpu").attention == "materialized");
+  CHECK(cuda.attention == (cudnn_attention_compiled() ? "cudnn" : "cuda-fp32"));
+  CudaOptions reference;
+  reference.attention = CudaAttention::Reference;
+  CHECK(backend_precision("cuda", {}, reference).attention == "cuda-fp32");
+  CHECK(parse_cuda_attention("cudnn") == CudaAttention::Cudnn);
+  CHECK_FALSE(parse_cuda_attention("flash").has_value());
   CHECK(backend_precision("cpu").description.rfind("fp32", 0) == 0);
   CpuOptions emulate;
   emulate.bf16_emulation = true;
