@@ -67,7 +67,8 @@ std::string error_source(const RunArgs& a) { return a.plan.plan.empty() ? "comma
 
 // The problem as this executor holds it: fp32 weights, grads, fp32 master, m, v = 20 bytes per
 // parameter ("fp32-grads"); time at the peak FLOP/s of the GEMM dtype the backend really runs
-// (cuda: bf16, cpu: fp32) when the profile lists it, memory with the activation dtype it stores;
+// (cuda: tf32 in the default mode, bf16 with --cuda-gemm bf16-copy; cpu: fp32) when the profile
+// lists it, memory with the activation dtype it stores;
 // on the hardware of `prof` (CPU ranks: a CPU profile, never a GPU datasheet). Attention as the
 // backend runs it: the CPU keeps the (B, nh, T, T) probabilities without recompute (materialized);
 // the CUDA backend never keeps them (fused), at cuDNN's published speed when cuDNN's SDPA runs. Our
@@ -88,6 +89,7 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
     e.memory = estimate_step(m, s.config).memory;
     dtype += " GEMMs, " + prec.activation_dtype + " activations";
   }
+  if (prec.attention == "cuda-fp32") dtype += "; attention costed at cuDNN's speed (the fp32 kernels ran)";
   return RunPrediction{e, to_string(p.job.convention), dtype, prec.description, prof.hardware.name,
                        prof.hardware.provenance.kind, prof.source, prof.path};
 }

@@ -15,33 +15,6 @@ namespace {
 constexpr double kTflops = 1e12;
 const char* const kExample = "- {kernel: flash2, head_dim: 128, seq: [2048, 4096], tflops: [155, 173]}";
 
-// A YAML list of positive numbers at `at`; empty (and a recorded failure) when it is not one.
-std::vector<double> positive_list(Reader& r, const YAML::Node& entry, const char* key, const std::string& at) {
-  std::vector<double> out;
-  if (!Reader::has(entry, key)) {
-    r.fail(at, "", "missing required key", kExample);
-    return out;
-  }
-  const YAML::Node list = entry[key];
-  if (!list.IsSequence()) {
-    r.fail(at, node_text(list), "must be a list of numbers", kExample);
-    return out;
-  }
-  for (size_t i = 0; i < list.size() && r.ok(); ++i) {
-    double v = 0.0;
-    try {
-      v = list[i].as<double>();
-    } catch (const YAML::Exception&) {
-      r.fail(at + "[" + std::to_string(i) + "]", node_text(list[i]), "must be a number", kExample);
-      break;
-    }
-    if (!(v > 0.0) || !std::isfinite(v))
-      r.fail(at + "[" + std::to_string(i) + "]", node_text(list[i]), "must be positive", kExample);
-    out.push_back(v);
-  }
-  return out;
-}
-
 AttentionKernelSpeed read_entry(Reader& r, const YAML::Node& entry, const std::string& at) {
   AttentionKernelSpeed k;
   k.kernel = r.text(entry, "kernel", at + ".kernel", std::nullopt, "flash2, flash1, triton-ops or cudnn");
@@ -54,8 +27,8 @@ AttentionKernelSpeed read_entry(Reader& r, const YAML::Node& entry, const std::s
            "OpenAI Triton's fused attention (Dao 2023 Fig. 4 'Triton') is triton-ops");
   k.head_dim = r.integer(entry, "head_dim", at + ".head_dim", int64_t{128}, "the benchmark's head dimension");
   if (r.ok() && k.head_dim <= 0) r.fail(at + ".head_dim", std::to_string(k.head_dim), "must be positive", "e.g. 128");
-  if (r.ok()) k.seq = positive_list(r, entry, "seq", at + ".seq");
-  if (r.ok()) k.flops_per_s = positive_list(r, entry, "tflops", at + ".tflops");
+  if (r.ok()) k.seq = positive_number_list(r, entry, "seq", at + ".seq", kExample, false);
+  if (r.ok()) k.flops_per_s = positive_number_list(r, entry, "tflops", at + ".tflops", kExample, false);
   for (size_t i = 1; r.ok() && i < k.seq.size(); ++i)
     if (!(k.seq[i] > k.seq[i - 1]))
       r.fail(at + ".seq[" + std::to_string(i) + "]", scaled_text(k.seq[i], 1.0), "must be larger than the one before",

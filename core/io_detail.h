@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 
@@ -68,6 +69,13 @@ class Reader {
 
 /// One-line rendering of any node for error messages (truncated).
 std::string node_text(const YAML::Node& n);
+
+/// map[key] as a list of positive finite numbers (`at` names it in errors, `example` is the hint):
+/// empty, with the failure recorded in `r`, when the key is missing, the node is not a list (or an
+/// empty one where `non_empty`), or an element is not a positive number. The profile tables
+/// (attention_kernel_speed, fp8_rowwise_speedup) read their axes and values with it.
+std::vector<double> positive_number_list(Reader& r, const YAML::Node& map, const char* key, const std::string& at,
+                                         const std::string& example, bool non_empty);
 
 /// Shortest decimal text of v/scale such that parsing it and multiplying by `scale` gives v back
 /// exactly: "80" for 80e9 bytes at scale 1e9. Deterministic, round-trip safe.

@@ -13,32 +13,13 @@ namespace {
 
 const char* const kExample = "{m: [32768], k: [1024, 4096], n: [1024, 4096], speedup: [0.51, 0.77, 0.59, 1.04]}";
 
-std::vector<double> positive_numbers(Reader& r, const YAML::Node& table, const char* key, const std::string& at,
-                                     bool ascending) {
-  std::vector<double> out;
-  if (!Reader::has(table, key)) {
-    r.fail(at, "", "missing required key", kExample);
-    return out;
-  }
-  const YAML::Node list = table[key];
-  if (!list.IsSequence() || list.size() == 0) {
-    r.fail(at, node_text(list), "must be a non-empty list of numbers", kExample);
-    return out;
-  }
-  for (size_t i = 0; i < list.size() && r.ok(); ++i) {
-    const std::string where = at + "[" + std::to_string(i) + "]";
-    double v = 0.0;
-    try {
-      v = list[i].as<double>();
-    } catch (const YAML::Exception&) {
-      r.fail(where, node_text(list[i]), "must be a number", kExample);
-      break;
-    }
-    if (!(v > 0.0) || !std::isfinite(v)) r.fail(where, node_text(list[i]), "must be positive", kExample);
-    else if (ascending && !out.empty() && !(v > out.back()))
-      r.fail(where, node_text(list[i]), "must be larger than the one before", "each axis ascending");
-    out.push_back(v);
-  }
+// An axis: positive numbers, strictly ascending.
+std::vector<double> axis(Reader& r, const YAML::Node& table, const char* key, const std::string& at) {
+  std::vector<double> out = positive_number_list(r, table, key, at, kExample, true);
+  for (size_t i = 1; r.ok() && i < out.size(); ++i)
+    if (!(out[i] > out[i - 1]))
+      r.fail(at + "[" + std::to_string(i) + "]", scaled_text(out[i], 1.0), "must be larger than the one before",
+             "each axis ascending");
   return out;
 }
 
@@ -50,10 +31,10 @@ void read_fp8_rowwise_speedup(Reader& r, const YAML::Node& gpu, HardwareProfile&
   const YAML::Node t = r.map(gpu, "fp8_rowwise_speedup", at, false, kExample);
   if (!r.ok()) return;
   Fp8LinearSpeedup s;
-  s.m = positive_numbers(r, t, "m", at + ".m", true);
-  if (r.ok()) s.k = positive_numbers(r, t, "k", at + ".k", true);
-  if (r.ok()) s.n = positive_numbers(r, t, "n", at + ".n", true);
-  if (r.ok()) s.speedup = positive_numbers(r, t, "speedup", at + ".speedup", false);
+  s.m = axis(r, t, "m", at + ".m");
+  if (r.ok()) s.k = axis(r, t, "k", at + ".k");
+  if (r.ok()) s.n = axis(r, t, "n", at + ".n");
+  if (r.ok()) s.speedup = positive_number_list(r, t, "speedup", at + ".speedup", kExample, true);
   const size_t cells = s.m.size() * s.k.size() * s.n.size();
   if (r.ok() && s.speedup.size() != cells)
     r.fail(at + ".speedup", std::to_string(s.speedup.size()) + " values",

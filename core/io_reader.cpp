@@ -168,6 +168,34 @@ std::string node_text(const YAML::Node& n) {
   return s.size() > 60 ? s.substr(0, 57) + "..." : s;
 }
 
+std::vector<double> positive_number_list(Reader& r, const YAML::Node& map, const char* key, const std::string& at,
+                                         const std::string& example, bool non_empty) {
+  std::vector<double> out;
+  if (!Reader::has(map, key)) {
+    r.fail(at, "", "missing required key", example);
+    return out;
+  }
+  const YAML::Node list = map[key];
+  if (!list.IsSequence() || (non_empty && list.size() == 0)) {
+    r.fail(at, node_text(list), non_empty ? "must be a non-empty list of numbers" : "must be a list of numbers",
+           example);
+    return out;
+  }
+  for (size_t i = 0; i < list.size() && r.ok(); ++i) {
+    const std::string where = at + "[" + std::to_string(i) + "]";
+    double v = 0.0;
+    try {
+      v = list[i].as<double>();
+    } catch (const YAML::Exception&) {
+      r.fail(where, node_text(list[i]), "must be a number", example);
+      break;
+    }
+    if (!(v > 0.0) || !std::isfinite(v)) r.fail(where, node_text(list[i]), "must be positive", example);
+    out.push_back(v);
+  }
+  return out;
+}
+
 bool Reader::has(const YAML::Node& map, const std::string& key) {
   if (!map.IsMap()) return false;
   YAML::Node v = map[key];

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "costmodel/log_interp.h"
+
 namespace meshplan {
 
 namespace {
@@ -33,13 +35,7 @@ const AttentionKernelSpeed* attention_speed_curve(const HardwareProfile& hw, Fus
 }
 
 double curve_flops_per_s(const AttentionKernelSpeed& c, double seq) {
-  const size_t n = c.seq.size();
-  if (seq <= c.seq.front()) return c.flops_per_s.front();
-  if (seq >= c.seq.back()) return c.flops_per_s.back();
-  size_t i = 1;
-  while (i < n - 1 && seq > c.seq[i]) ++i;
-  const double w = std::log(seq / c.seq[i - 1]) / std::log(c.seq[i] / c.seq[i - 1]);
-  return c.flops_per_s[i - 1] + w * (c.flops_per_s[i] - c.flops_per_s[i - 1]);
+  return log_interpolate(c.seq, c.flops_per_s, seq);
 }
 
 double forward_time_share(const HardwareProfile& hw, FusedAttentionKernel kernel) {

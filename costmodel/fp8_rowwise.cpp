@@ -7,35 +7,16 @@
 
 #include "costmodel/compute_time.h"
 #include "costmodel/flops.h"
+#include "costmodel/log_interp.h"
 
 namespace meshplan {
 
-namespace {
-// Index i and weight w such that x lies between axis[i] and axis[i + 1] in log space (clamped).
-void bracket(const std::vector<double>& axis, double x, size_t& i, double& w) {
-  if (axis.size() == 1 || x <= axis.front()) {
-    i = 0;
-    w = 0.0;
-    return;
-  }
-  if (x >= axis.back()) {
-    i = axis.size() - 2;
-    w = 1.0;
-    return;
-  }
-  i = 0;
-  while (i + 2 < axis.size() && x > axis[i + 1]) ++i;
-  w = std::log(x / axis[i]) / std::log(axis[i + 1] / axis[i]);
-}
-}  // namespace
 
 double rowwise_speedup(const Fp8LinearSpeedup& t, double M, double K, double N) {
   assert(!t.empty() && t.speedup.size() == t.m.size() * t.k.size() * t.n.size());
-  size_t im, ik, in;
-  double wm, wk, wn;
-  bracket(t.m, M, im, wm);
-  bracket(t.k, K, ik, wk);
-  bracket(t.n, N, in, wn);
+  const LogBracket bm = log_bracket(t.m, M), bk = log_bracket(t.k, K), bn = log_bracket(t.n, N);
+  const size_t im = bm.i, ik = bk.i, in = bn.i;
+  const double wm = bm.w, wk = bk.w, wn = bn.w;
   auto at = [&](size_t a, size_t b, size_t c) {
     a = std::min(a, t.m.size() - 1);
     b = std::min(b, t.k.size() - 1);

@@ -3,6 +3,11 @@
 
 #include <algorithm>
 
+#include "costmodel/activations.h"
+#include "costmodel/compute_time.h"
+#include "costmodel/context_parallel.h"
+#include "costmodel/memory.h"
+
 namespace meshplan {
 
 EagerBytes fsdp2_copy_bytes(double P, int fsdp_degree, double e, double r) {
@@ -10,6 +15,13 @@ EagerBytes fsdp2_copy_bytes(double P, int fsdp_degree, double e, double r) {
   const double gather = (4.0 + e) * P / d + 2.0 * e * P;
   const double reduce = (e + r) * P + (r + 8.0) * P / d;
   return EagerBytes{gather, gather + reduce};
+}
+
+Fsdp2CopyTimes fsdp2_copy_times(const Problem& p, const ParallelConfig& cfg) {
+  if (!p.job.knobs.sharding.fsdp2_copies || cfg.zero_stage < 3 || grad_group_size(cfg) <= 1) return {};
+  const EagerBytes b = fsdp2_copy_bytes(layer_parameters_per_gpu(p.model, cfg.tp), grad_group_size(cfg),
+                                        activation_element_bytes(p.job.dtype), 4.0);
+  return Fsdp2CopyTimes{memory_bound_time_s(p.hardware, b.forward), memory_bound_time_s(p.hardware, b.backward)};
 }
 
 }  // namespace meshplan

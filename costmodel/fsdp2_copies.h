@@ -23,4 +23,14 @@ namespace meshplan {
 /// forward, 12.25 P = 2.67 GB backward.
 EagerBytes fsdp2_copy_bytes(double block_params, int fsdp_degree, double element_bytes, double reduce_bytes);
 
+/// Seconds those copies take on one GPU per block and micro-batch (memory bound, the job's 16-bit
+/// dtype, fp32 reduce), forward and backward; zero unless ZeRO-3 with FSDP2's copies over a
+/// sharding group of more than one GPU. The closed form (step.cpp) and the simulator's chunk costs
+/// both take them from here.
+struct Fsdp2CopyTimes {
+  double forward_s = 0;
+  double backward_s = 0;
+};
+Fsdp2CopyTimes fsdp2_copy_times(const Problem& p, const ParallelConfig& cfg);
+
 }  // namespace meshplan

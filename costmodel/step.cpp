@@ -188,14 +188,10 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   // FSDP2 packs and unpacks every gather and reduce-scatter on the compute stream (costmodel/
   // fsdp2_copies.h): serialized with the compute, so exposed, and counted with the ZeRO traffic it
   // serves (the planner's time bound keeps ZeRO-dependent terms out of the compute).
-  if (knobs.fsdp2_copies && grad_group_size(cfg) > 1) {
-    const EagerBytes copies = fsdp2_copy_bytes(layer_parameters_per_gpu(p.model, cfg.tp), grad_group_size(cfg),
-                                               activation_element_bytes(p.job.dtype), 4.0);
-    const double copies_s =
-        M * layers * (memory_bound_time_s(hw, copies.forward) + memory_bound_time_s(hw, copies.backward));
-    out.total_s += copies_s;
-    out.exposed_s += copies_s;
-  }
+  const Fsdp2CopyTimes copies = fsdp2_copy_times(p, cfg);
+  const double copies_s = M * layers * (copies.forward_s + copies.backward_s);
+  out.total_s += copies_s;
+  out.exposed_s += copies_s;
   return out;
 }
 
@@ -352,13 +348,10 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     k.dp_reduce_s += expert_chunk_reduce_s(p, cfg, c);
     k.zero3_gather_s = cfg.zero_stage >= 3 ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
     k.zero3_refetch_share = cfg.zero_stage >= 3 ? zero3_refetch_share(p, cfg) : 0.0;
-    if (cfg.zero_stage >= 3 && grad_group_size(cfg) > 1 && p.job.knobs.sharding.fsdp2_copies) {
-      // FSDP2's copies run on the compute stream (the closed form counts them with the ZeRO traffic).
-      const EagerBytes copies =
-          fsdp2_copy_bytes(layer_parameters_per_gpu(p.model, cfg.tp), grad_group_size(cfg), e, 4.0);
-      k.forward_s += k.layers * memory_bound_time_s(hw, copies.forward);
-      k.backward_input_s += k.layers * memory_bound_time_s(hw, copies.backward);
-    }
+    // FSDP2's copies run on the compute stream (the closed form counts them with the ZeRO traffic).
+    const Fsdp2CopyTimes copies = fsdp2_copy_times(p, cfg);
+    k.forward_s += k.layers * copies.forward_s;
+    k.backward_input_s += k.layers * copies.backward_s;
     out.chunks.push_back(k);
   }
   out.p2p_bytes = cfg.pp > 1 ? p2p_activation_bytes(p, cfg) : 0.0;

@@ -101,7 +101,6 @@ class CudaBackend : public Backend {
   double reduce_to_host(const float* x, int64_t n, bool squares);
   void destroy_attention();  // cuda_attention.cpp
 
-
   CudaOptions options_;
   int device_ = 0;
   std::string device_name_;
