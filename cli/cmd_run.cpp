@@ -76,6 +76,10 @@ std::string error_source(const RunArgs& a) { return a.plan.plan.empty() ? "comma
 RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const PredictionProfile& prof) {
   Problem p = s.problem;
   p.hardware = prof.hardware;
+  // Like with like: the measured peak is the high-water mark of the executor's own tensors; the CUDA
+  // context, cuBLAS workspace and NCCL buffers (the profile's other_memory) are outside it, and the
+  // device fit check subtracts what is already in use before it compares.
+  p.hardware.other_memory_bytes = 0;
   p.job.convention = ParamConvention::Fp32Grads;
   p.job.knobs.attention = prec.attention == "materialized" ? AttentionKind::Materialized : AttentionKind::Fused;
   if (prec.attention != "materialized") p.job.knobs.fused_kernel = FusedAttentionKernel::Cudnn;

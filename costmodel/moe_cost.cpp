@@ -67,8 +67,10 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
   const double load = moe_load_factor(p.job);
   const double local_experts = E / cfg.ep;
   const double tokens_per_expert = load * k * T * cfg.ep * cfg.etp / E;
-  // TE's grouped GEMM runs the local experts' GEMMs in one kernel; each member keeps the efficiency
-  // of its own (tokens_per_expert x h x f_e/etp) shape.
+  // Each local expert's GEMM is timed at the efficiency of its own (tokens_per_expert x h x f_e/etp)
+  // shape, back to back. That is what TE's GroupedLinear does on Hopper by default: one cuBLAS GEMM
+  // per expert over 4 streams (TransformerEngine cublaslt_gemm.cu multi_stream_cublas_gemm; CUTLASS's
+  // single grouped kernel only with NVTE_USE_CUTLASS_GROUPED_GEMM=1). Stream concurrency is not credited.
   const double expert_gemms =
       local_experts * (gemm_time_s(hw, expert_peak, gated_mats(m) * 2.0 * tokens_per_expert * h * fe) +
                        gemm_time_s(hw, expert_peak, 2.0 * tokens_per_expert * fe * h));

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -59,5 +61,27 @@ TEST_CASE("run predicts CPU ranks with a host profile measured once and cached, 
   REQUIRE(table.exit_code == 0);
   CHECK(table.out.find("predicted with " + profile + " (calibrated), this host's profile") != std::string::npos);
   CHECK(table.out.find("the plan's a100-80gb-sxm is a datasheet") != std::string::npos);
+
+  // Like with like: the measured peak counts the executor's tensors only, so the prediction it is
+  // compared with leaves out the profile's other_memory (context, workspaces, communication buffers).
+  std::string text;
+  {
+    std::ifstream in(path);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t other = text.find("  other_memory_gb: 0\n");  // a CPU rank has none of its own
+  REQUIRE(other != std::string::npos);
+  text.replace(other, 21, "  other_memory_gb: 1.0\n");
+  const std::string with_other = scratch_dir() + "/cpu-with-other-memory.yaml";
+  std::ofstream(with_other) << text;
+  const CliResult est = run_cli("estimate --model " + source_path("examples/models/llama-tiny.yaml") + " --hardware " +
+                                with_other + " --gpus 1 --global-batch 2 --seq 32 --dtype fp32 --format json");
+  INFO("estimate stderr: " << est.err);
+  REQUIRE(est.exit_code == 0);
+  CHECK(nlohmann::json::parse(est.out)["memory"]["peak_bytes"].get<double>() > 1e9);  // the profile carries it
+  const CliResult run = run_cli(tiny_run(with_other, " --dtype fp32"));
+  INFO("run stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(nlohmann::json::parse(run.out)["predicted"]["peak_bytes"].get<double>() < 1e9);
   unsetenv("XDG_CACHE_HOME");
 }
