@@ -82,6 +82,10 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
   p.hardware.other_memory_bytes = 0;
   p.job.convention = ParamConvention::Fp32Grads;
   p.job.knobs.attention = prec.attention == "materialized" ? AttentionKind::Materialized : AttentionKind::Fused;
+  // The executor's own fp32 element-wise kernels (costmodel/executor_ops.h), with the bf16 copies
+  // around cuDNN's attention where it runs.
+  p.job.knobs.executor_ops = prec.attention == "cudnn" ? FrameworkKnobs::ExecutorOps::Fp32Bf16Attention
+                                                       : FrameworkKnobs::ExecutorOps::Fp32;
   if (prec.attention != "materialized") p.job.knobs.fused_kernel = FusedAttentionKernel::Cudnn;
   if (p.hardware.peak_flops_for(prec.gemm_dtype) > 0) p.job.dtype = prec.gemm_dtype;
   else if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";

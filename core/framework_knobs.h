@@ -127,6 +127,11 @@ struct FrameworkKnobs {
   /// 9dec370ad): one kernel per arithmetic op, about 80 bytes per fp32 parameter, plus clip_grad_norm_
   /// (costmodel/step.cpp optimizer_time_s). false: a fused Adam (Megatron, DeepSpeed, apex).
   bool foreach_adamw = false;
+  /// meshplan's own executor (`meshplan run`, never a --framework): its fp32 element-wise kernels,
+  /// one per op, replace the fused framework's element-wise bytes; Fp32Bf16Attention adds the bf16
+  /// copies around cuDNN's attention on the CUDA backend (costmodel/executor_ops.h).
+  enum class ExecutorOps { None, Fp32, Fp32Bf16Attention };
+  ExecutorOps executor_ops = ExecutorOps::None;
 };
 
 }  // namespace meshplan

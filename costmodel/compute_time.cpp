@@ -12,6 +12,7 @@
 #include "costmodel/context_parallel.h"
 #include "costmodel/eager_elementwise.h"
 #include "costmodel/eager_llama_ops.h"
+#include "costmodel/executor_ops.h"
 #include "costmodel/fp8.h"
 #include "costmodel/fp8_rowwise.h"
 #include "costmodel/flops.h"
@@ -96,6 +97,16 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const ElementwiseBytes e = elementwise_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
   const Fp8Overhead casts = fp8_cast_bytes(p, cfg, b * s);
   const double ew_outside = memory_bound_time_s(hw, e.outside_core);
+  // Forward and backward element-wise time outside the attention core: the fused framework's count
+  // (backward about twice the forward), or meshplan's executor's own kernels (executor_ops.h).
+  double ew_forward = ew_outside, ew_backward = 2.0 * ew_outside;
+  using ExecutorOps = FrameworkKnobs::ExecutorOps;
+  if (p.job.knobs.executor_ops != ExecutorOps::None) {
+    const EagerBytes x = executor_op_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel,
+                                           p.job.knobs.executor_ops == ExecutorOps::Fp32Bf16Attention);
+    ew_forward = memory_bound_time_s(hw, x.forward);
+    ew_backward = memory_bound_time_s(hw, x.backward);
+  }
   // Model code's eager element-wise kernels, summed: unpadding q/k/v around FlashAttention
   // (FrameworkKnobs::unpad_attention) and torchtitan's Llama ops without torch.compile
   // (FrameworkKnobs::torch_compile, costmodel/eager_llama_ops.h).
@@ -113,12 +124,12 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   }
 
   LayerCompute c;
-  c.forward_s = qkv + out + up + down + core.forward_s + ew_outside + memory_bound_time_s(hw, eager.forward) +
+  c.forward_s = qkv + out + up + down + core.forward_s + ew_forward + memory_bound_time_s(hw, eager.forward) +
                 memory_bound_time_s(hw, casts.forward_bytes);
   c.dx_gemm_s = qkv + out + up + down;
   // Element-wise backward reads the saved tensors and gradients and writes gradients: about twice
   // the forward bytes. The attention core's backward is costmodel/attention.h's.
-  c.backward_input_s = c.dx_gemm_s + core.backward_s + 2.0 * ew_outside + memory_bound_time_s(hw, eager.backward) +
+  c.backward_input_s = c.dx_gemm_s + core.backward_s + ew_backward + memory_bound_time_s(hw, eager.backward) +
                        memory_bound_time_s(hw, casts.backward_bytes);
   c.backward_weight_s = qkv + out + up + down;
   c.qkv_dw_s = qkv;
@@ -126,7 +137,7 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   // none 0, selective the attention core, full the forward, torchtitan's policies (costmodel/ac_policy.h).
   c.recompute_s = policy_recompute_s(
       p, cfg, {c.forward_s, core.forward_s,
-               ew_outside + memory_bound_time_s(hw, eager.forward) + memory_bound_time_s(hw, casts.forward_bytes),
+               ew_forward + memory_bound_time_s(hw, eager.forward) + memory_bound_time_s(hw, casts.forward_bytes),
                linear_peak});
   add_expert_compute(p, cfg, c);  // MoE: routed experts on the busiest rank (costmodel/moe_cost.h)
   return c;

@@ -1,0 +1,56 @@
+// meshplan's own executor's element-wise traffic (`run`'s prediction): the byte count of its fp32
+// kernels by hand, the bf16 copies around cuDNN's attention, and the change it makes to a layer.
+#include <catch2/catch.hpp>
+
+#include "costmodel/compute_time.h"
+#include "costmodel/executor_ops.h"
+#include "fixtures.h"
+
+using namespace meshplan;
+using Catch::Detail::Approx;
+
+namespace {
+ModelSpec tinyllama() {  // examples/models/tinyllama-1.1b.yaml
+  ModelSpec m = meshplan_test::llama3_8b();
+  m.hidden_size = 2048;
+  m.num_layers = 22;
+  m.num_heads = 32;
+  m.num_kv_heads = 4;
+  m.intermediate_size = 5632;
+  m.vocab_size = 32000;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("executor ops: the fp32 kernels and the bf16 copies around cuDNN, per token and layer") {
+  const ModelSpec m = tinyllama();  // C 2048, Q 2048, K 256, F 5632
+  const double T = 8.0 * 2048;
+  const EagerBytes with = executor_op_bytes(m, 8, 2048, 1, false, true);
+  CHECK(with.forward == T * 195584.0);   // 40C + 20Q + 20K + 12F
+  CHECK(with.backward == T * 251904.0);  // 32C + 32Q + 32K + 20F
+  const EagerBytes without = executor_op_bytes(m, 8, 2048, 1, false, false);
+  CHECK(with.forward - without.forward == T * 12.0 * (2048 + 256));
+  CHECK(with.backward - without.backward == T * 24.0 * (2048 + 256));
+  // TP splits the head and MLP widths; SP the hidden rows too.
+  const EagerBytes tp2 = executor_op_bytes(m, 8, 2048, 2, true, true);
+  CHECK(tp2.forward == Approx(with.forward / 2));
+}
+
+TEST_CASE("executor ops replace the fused framework's element-wise count in a layer's time") {
+  Problem p = meshplan_test::problem(tinyllama(), 1, 8, 2048);
+  ParallelConfig c;
+  c.micro_batch_size = 8;
+  c.num_micro_batches = 1;
+  const LayerCompute fused = layer_compute(p, c);
+  p.job.knobs.executor_ops = FrameworkKnobs::ExecutorOps::Fp32Bf16Attention;
+  const LayerCompute exec = layer_compute(p, c);
+  const double T = 8.0 * 2048;
+  const double charged = (22.0 * 2048 + 6.0 * 5632) * T;  // compute_time.cpp's fused count, forward
+  const EagerBytes x = executor_op_bytes(p.model, 8, 2048, 1, false, true);
+  const HardwareProfile& hw = p.hardware;
+  CHECK(exec.forward_s - fused.forward_s ==
+        Approx(memory_bound_time_s(hw, x.forward) - memory_bound_time_s(hw, charged)).epsilon(1e-9));
+  CHECK(exec.backward_input_s - fused.backward_input_s ==
+        Approx(memory_bound_time_s(hw, x.backward) - 2.0 * memory_bound_time_s(hw, charged)).epsilon(1e-9));
+  CHECK(exec.backward_weight_s == fused.backward_weight_s);  // GEMMs untouched
+}
