@@ -181,6 +181,15 @@ DeviceMemoryReport device_memory_report(Backend& backend) {
   return r;
 }
 
+std::optional<CudaOptions> cuda_options_of(const Backend& backend) {
+#ifdef MESHPLAN_HAVE_CUDA
+  if (const auto* cuda = dynamic_cast<const CudaBackend*>(&backend)) return cuda->options();
+#else
+  (void)backend;
+#endif
+  return std::nullopt;
+}
+
 void reset_device_memory_peaks(Backend& backend) {
 #ifdef MESHPLAN_HAVE_CUDA
   if (auto* cuda = dynamic_cast<CudaBackend*>(&backend)) {

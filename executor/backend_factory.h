@@ -88,6 +88,10 @@ struct DeviceMemoryReport {
   std::string device_name;
 };
 DeviceMemoryReport device_memory_report(Backend& backend);
+
+/// The options a CUDA backend was built with (GEMM math, attention kernels), so that its selftest
+/// checks what it will run; std::nullopt for any other backend.
+std::optional<CudaOptions> cuda_options_of(const Backend& backend);
 /// Starts new peaks (after initialisation, like MemoryTracker::reset_peak); no-op on the CPU.
 void reset_device_memory_peaks(Backend& backend);
 

@@ -43,14 +43,16 @@ std::string describe(Backend& backend) {
 DeviceSelftest run_selftest_on(Backend& backend) {
   DeviceSelftest out;
   const bool is_cuda = std::string(backend.name()) == "cuda";
-  out.gemm_precision = is_cuda ? to_string(CudaOptions{}.gemm) : "fp32";
+  // What this backend will run (`run --cuda-gemm/--cuda-attention`), not the defaults.
+  const CudaOptions cuda = cuda_options_of(backend).value_or(CudaOptions{});
+  out.gemm_precision = is_cuda ? to_string(cuda.gemm) : "fp32";
   CpuOptions ref_options;
   ref_options.naive_gemm = true;
   ref_options.reference_attention = true;
   std::unique_ptr<Backend> reference = make_cpu_backend(ref_options);
   SelftestOptions options;
   options.gemm_tolerance = selftest_gemm_tolerance(out.gemm_precision);
-  out.attention_kernel = is_cuda ? to_string(effective_attention(CudaOptions{})) : "reference";
+  out.attention_kernel = is_cuda ? to_string(effective_attention(cuda)) : "reference";
   set_selftest_attention_tolerances(options, out.attention_kernel);
   if (is_cuda) options.extra.push_back(check_nccl);
   try {

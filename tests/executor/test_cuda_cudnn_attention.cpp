@@ -70,6 +70,10 @@ TEST_CASE("cudnn attention matches the CPU reference within bf16 tolerances", "[
 
 TEST_CASE("cudnn attention falls back to the fp32 kernels where cuDNN has no engine", "[cuda][attention][cudnn]") {
   auto gpu = cuda_backend(GemmPrecision::Fp32, CudaAttention::Cudnn);
+  // The selftest reads the options back to check what this backend runs.
+  REQUIRE(cuda_options_of(*gpu).has_value());
+  CHECK(cuda_options_of(*gpu)->attention == CudaAttention::Cudnn);
+  CHECK(cuda_options_of(*gpu)->gemm == GemmPrecision::Fp32);
   auto cpu = cpu_reference();
   for (AttentionDims d : {AttentionDims{3, 1, 2, 1, 8}, AttentionDims{1, 40, 2, 1, 12}}) {
     INFO("B=" << d.B << " T=" << d.T << " NH=" << d.NH << " NKV=" << d.NKV << " D=" << d.D);

@@ -187,6 +187,7 @@ TEST_CASE("backend precision: what each backend computes in, for the run JSON an
   reference.attention = CudaAttention::Reference;
   CHECK(backend_precision("cuda", {}, reference).attention == "cuda-fp32");
   CHECK(parse_cuda_attention("cudnn") == CudaAttention::Cudnn);
+  CHECK_FALSE(cuda_options_of(*make_cpu_backend()).has_value());  // the selftest then checks fp32
   CHECK_FALSE(parse_cuda_attention("flash").has_value());
   CHECK(backend_precision("cpu").description.rfind("fp32", 0) == 0);
   CpuOptions emulate;
