@@ -15,6 +15,7 @@ AdamW::AdamW(Backend& backend, int64_t n, std::vector<FlatSegment> segments, Ada
     covered = s.end;
   }
   assert(covered == n);
+  (void)covered;  // read only by the asserts (release builds define NDEBUG)
   backend_.fill(m_.f32(), 0.0f, n);
   backend_.fill(v_.f32(), 0.0f, n);
 }
