@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "exec_test_util.h"
+#include "model_harness.h"
 #include "executor/cpu/cpu_backend.h"
 #include "executor/model/model_chunk.h"
 
@@ -28,15 +29,7 @@ constexpr int64_t kB = 2, kT = 40, kHeads = 4, kLayers = 2;
 
 Outcome train_one(Backend& be) {
   ChunkSpec s;
-  s.model.name = "probs";
-  s.model.model_type = "llama";
-  s.model.hidden_size = 64;
-  s.model.num_layers = kLayers;
-  s.model.num_heads = kHeads;
-  s.model.num_kv_heads = 2;
-  s.model.intermediate_size = 96;
-  s.model.vocab_size = 64;
-  s.model.max_position_embeddings = 64;
+  s.model = exec_test::tiny_llama(kLayers);  // 4 heads (kHeads), 2 kv heads, 64 positions
   s.num_layers = kLayers;
   s.has_embedding = true;
   s.has_head = true;
