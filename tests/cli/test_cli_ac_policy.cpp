@@ -30,7 +30,7 @@ TEST_CASE("estimate --help states --ac-policy and its values") {
   CHECK(h.out.find("every-N-layers") != std::string::npos);
 }
 
-TEST_CASE("estimate --ac-policy torchtitan-op: less stash and more recompute than Korthikanti selective; plan file keeps it") {
+TEST_CASE("estimate --ac-policy torchtitan-op: less stash and more recompute than Korthikanti selective, plan file keeps it") {
   const std::string plan = scratch_dir() + "/ac-policy-plan.json";
   CliResult mega = run_cli(est("--recompute selective --format json"));
   CliResult op = run_cli(est("--recompute selective --ac-policy torchtitan-op --format json --output " + plan));

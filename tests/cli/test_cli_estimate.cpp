@@ -154,7 +154,7 @@ TEST_CASE("scale from a cluster budget reports training days") {
   CHECK(t.out.find("days") != std::string::npos);
 }
 
-TEST_CASE("estimate --attention: fused by default, recorded in job.attention and the plan file; materialized stashes s x s") {
+TEST_CASE("estimate --attention: fused by default, recorded in job.attention and the plan file, materialized stashes s x s") {
   const std::string m = source_path("examples/models/llama-3-8b.yaml");
   const std::string base = "estimate --model " + m + " --hardware h100-80gb-sxm --gpus 8 --global-batch 8 --seq 8192"
                            " --zero 3 --format json";

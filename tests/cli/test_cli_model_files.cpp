@@ -26,7 +26,7 @@ TEST_CASE("estimate: Mixtral-8x7B's exact total and active counts in JSON and th
   CHECK(t.out.find("(46.7B params, 12.9B active)") != std::string::npos);
 }
 
-TEST_CASE("estimate: a dense model's active parameters equal its total; the header is unchanged") {
+TEST_CASE("estimate: a dense model's active parameters equal its total, the header is unchanged") {
   const std::string llama = source_path("examples/models/llama-2-7b.yaml");
   const CliResult r = run_cli("estimate --model " + llama + kJob + " --format json");
   REQUIRE(r.exit_code == 0);

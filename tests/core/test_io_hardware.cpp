@@ -183,7 +183,7 @@ TEST_CASE("attention kernel speed curves load in TFLOP/s and bad ones are errors
   CHECK(bad("flash2").field == "gpu.attention_kernel_speed[0]");
 }
 
-TEST_CASE("sustained_clock_fraction: optional, 1 by default, round-trips, and must be in (0, 1]") {
+TEST_CASE("sustained_clock_fraction: optional, 1 by default, round-trips, and must be above 0 and at most 1") {
   auto plain = parse_hardware(a100_text(), "test.yaml");
   REQUIRE(plain.ok());
   CHECK(plain.value().sustained_clock_fraction == 1.0);

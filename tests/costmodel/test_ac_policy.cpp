@@ -43,7 +43,7 @@ AcPolicy op() { return *parse_ac_policy("torchtitan-op"); }
 AcPolicy every(int n) { return *parse_ac_policy("every-" + std::to_string(n) + "-layers"); }
 }  // namespace
 
-TEST_CASE("ac policy names parse and print; bad ones are refused") {
+TEST_CASE("ac policy names parse and print, bad ones are refused") {
   CHECK(parse_ac_policy("")->kind == AcPolicyKind::Megatron);
   CHECK(to_string(*parse_ac_policy("megatron")) == "megatron");
   CHECK(to_string(op()) == "torchtitan-op");
@@ -135,7 +135,7 @@ TEST_CASE("megatron policy: stash, working set, time and FLOPs are the Recompute
   }
 }
 
-TEST_CASE("recomputed time: op SAC reruns mm 2, 4, 6 and the element-wise work; every-N 1/N of a forward") {
+TEST_CASE("recomputed time: op SAC reruns mm 2, 4, 6 and the element-wise work, every-N 1/N of a forward") {
   const ModelSpec m = tiny();
   // K projection 2*32*64*32, out-projection 2*32*64*64, w3 2*32*64*128.
   const OpSacGemmFlops g = op_sac_recompute_gemm_flops(m, 2, 16);
@@ -188,7 +188,7 @@ TEST_CASE("step FLOPs: op SAC adds L x the three recomputed GEMMs to the hardwar
   CHECK(e.hardware - none.hardware == Approx(0.5 * (full.hardware - none.hardware)));
 }
 
-TEST_CASE("op SAC is refused for MoE/MLA blocks and materialized attention; every-N is not") {
+TEST_CASE("op SAC is refused for MoE/MLA blocks and materialized attention, every-N is not") {
   Problem p = tiny_problem(op());
   const ParallelConfig c = tiny_config(Recompute::Selective, 1, false);
   CHECK(validate_config(p, c, "test").empty());

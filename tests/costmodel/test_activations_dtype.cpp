@@ -17,7 +17,7 @@ TEST_CASE("activation element bytes by dtype") {
   CHECK(activation_element_bytes("fp8") == 2.0);  // stashed activations stay 16-bit
 }
 
-TEST_CASE("fp32 without dropout doubles the bytes exactly; with dropout the masks stay 1 byte") {
+TEST_CASE("fp32 without dropout doubles the bytes exactly, with dropout the masks stay 1 byte") {
   ModelSpec m = meshplan_test::llama2_7b();
   const double s = 4096, b = 2, h = 4096, a = 32;
   for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})

@@ -43,7 +43,7 @@ TEST_CASE("attention speed: points, log-linear between them, flat beyond the end
   CHECK(curve_flops_per_s(c, 131072) == Approx(260e12));
 }
 
-TEST_CASE("attention speed: the kernel's curve at the nearest head dim; Triton falls back to FlashAttention-1") {
+TEST_CASE("attention speed: the kernel's curve at the nearest head dim, Triton falls back to FlashAttention-1") {
   HardwareProfile hw = with_curves();
   CHECK(attention_speed_curve(hw, FusedAttentionKernel::FlashAttention2, 128)->head_dim == 128);
   CHECK(attention_speed_curve(hw, FusedAttentionKernel::FlashAttention2, 64)->head_dim == 64);

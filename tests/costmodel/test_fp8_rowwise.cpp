@@ -50,7 +50,7 @@ TEST_CASE("fp8 rowwise interpolation: log-linear between points, clamped outside
   CHECK(rowwise_speedup(t, 2048, 1024, 2048) == Approx((0.75 + 1.1) / 2));
 }
 
-TEST_CASE("fp8 rowwise: every linear at its bf16 time / the speedup of its own shape; no casts, no weight copies") {
+TEST_CASE("fp8 rowwise: every linear at its bf16 time / the speedup of its own shape, no casts, no weight copies") {
   Problem p = meshplan_test::problem(meshplan_test::llama3_8b(), 64, 96, 8192);
   p.hardware = h100();
   p.job.fp8 = Fp8Recipe::Rowwise;

@@ -41,7 +41,7 @@ TEST_CASE("DeepSeek-V3 fixture: 671B total, about 37B active (the technical repo
   CHECK(moe_layer_fraction(m) == Approx(58.0 / 61.0));
 }
 
-TEST_CASE("routed experts are split by EP x ETP; the rest by TP; the stages add up to the model") {
+TEST_CASE("routed experts are split by EP x ETP, the rest by TP, the stages add up to the model") {
   const ModelSpec m = meshplan_test::deepseek_v3();
   for (auto [tp, pp, ep, etp] : {std::array<int, 4>{1, 16, 64, 1}, {2, 8, 8, 2}, {8, 1, 256, 1}, {4, 4, 32, 4}}) {
     ParallelConfig c = moe_cfg(tp, pp, 64, ep, etp);
@@ -97,7 +97,7 @@ TEST_CASE("MoE FLOPs count the k routed experts a token visits, not all E") {
   CHECK(f.gemms() == Approx(2.0 * T * active_layer).epsilon(0.001));
 }
 
-TEST_CASE("expert GEMMs: fewer tokens per expert run lower on the efficiency curve; EP shortens them") {
+TEST_CASE("expert GEMMs: fewer tokens per expert run lower on the efficiency curve, EP shortens them") {
   Problem p = v3_problem(2048, 2048);
   const LayerCompute ep8 = layer_compute(p, moe_cfg(1, 16, 128, 8, 1));
   const LayerCompute ep64 = layer_compute(p, moe_cfg(1, 16, 128, 64, 1));

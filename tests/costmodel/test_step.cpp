@@ -117,7 +117,7 @@ TEST_CASE("TP inside a node is cheaper than TP across nodes") {
                      collective_time_s(Collective::AllReduceRing, bytes, 16, ib));
 }
 
-TEST_CASE("memory that does not fit is the bottleneck; otherwise the largest exposed term") {
+TEST_CASE("memory that does not fit is the bottleneck, otherwise the largest exposed term") {
   Problem p = meshplan_test::problem(meshplan_test::llama2_70b(), 8, 8, 4096);
   ParallelConfig c = config(8, 1, 1, 1, 8);
   const StepEstimate e = estimate_step(p, c);
@@ -154,7 +154,7 @@ TEST_CASE("step_costs: one entry per chunk, embedding first, LM head last, gradi
   CHECK(sc.optimizer_s > 0);
 }
 
-TEST_CASE("ZeRO-2/3 reduce-scatter gradients every micro-batch; ZeRO-0/1 once per step") {
+TEST_CASE("ZeRO-2/3 reduce-scatter gradients every micro-batch, ZeRO-0/1 once per step") {
   Problem p = meshplan_test::problem(meshplan_test::llama2_7b(), 64, 512, 4096);
   auto dp_total = [&](int zero, int64_t M) {
     ParallelConfig c = config(1, 1, 64, 512 / (64 * M), M);

@@ -21,7 +21,7 @@ AttentionKernelSpeed flash2_curve() {
 }
 }  // namespace
 
-TEST_CASE("sustained clock: a GEMM takes burst time / fraction; the burst curve itself is unchanged") {
+TEST_CASE("sustained clock: a GEMM takes burst time / fraction, the burst curve itself is unchanged") {
   HardwareProfile hw = meshplan_test::a100();
   const double flops = 3e10, peak = 312e12;
   const double burst = gemm_time_s(hw, peak, flops);

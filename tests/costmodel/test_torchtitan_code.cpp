@@ -33,7 +33,7 @@ TEST_CASE("FSDP2 copies: copy-in and copy-out of every gather, the gradients' co
   CHECK(fsdp2_copy_bytes(P, 0, 2.0, 4.0).forward == Approx(6.0 * P + 4.0 * P));  // degree clamped to 1
 }
 
-TEST_CASE("torchtitan's knobs: FSDP2 copies as exposed ZeRO time, foreach AdamW, fp32 loss; others unaffected") {
+TEST_CASE("torchtitan's knobs: FSDP2 copies as exposed ZeRO time, foreach AdamW, fp32 loss, others unaffected") {
   const FrameworkKnobs titan = framework_knobs(framework_spec(Framework::Torchtitan));
   CHECK(titan.sharding.fsdp2_copies);
   CHECK(titan.torchtitan_attention_inputs);

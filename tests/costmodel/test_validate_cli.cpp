@@ -43,7 +43,7 @@ TEST_CASE("meshplan validate prints every shipped run with its error, exit 0") {
   CHECK(o.text.substr(held, tuning - held).find("korthikanti2022-table5") == std::string::npos);
 }
 
-TEST_CASE("meshplan validate --format json carries schema, runs and the summary; deterministic") {
+TEST_CASE("meshplan validate --format json carries schema, runs and the summary, deterministic") {
   const Output a = run("validate --format json " MESHPLAN_SOURCE_DIR "/validation/korthikanti2022-table5.yaml");
   INFO(a.text);
   CHECK(a.exit_code == 0);

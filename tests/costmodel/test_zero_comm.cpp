@@ -35,7 +35,7 @@ TEST_CASE("zero3_exposed_s: first gather and last reduce-scatter exposed, the re
   CHECK(zero3_exposed_s(c, 2.0, 3.0, 0.0, 1) == Approx(1.0 + 3 * 0.5 + 1.0 + 3 * 1.0 + 1.0));
 }
 
-TEST_CASE("FSDP gathers one unit per layer; DeepSpeed one fetch per weight matrix or prefetch bucket") {
+TEST_CASE("FSDP gathers one unit per layer, DeepSpeed one fetch per weight matrix or prefetch bucket") {
   Problem p = meshplan_test::problem(meshplan_test::llama2_70b(), 64, 64, 4096);
   ParallelConfig cfg;
   cfg.dp = 64;

@@ -34,13 +34,24 @@ inline int run_command(const std::string& command, std::string* output = nullptr
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/// `name` as a Catch2 filter that matches exactly it: ',' separates filters and '[' opens a tag, so
+/// both are escaped (the harness fails a run that matches no test case: tests/catch_main.cpp).
+inline std::string catch_filter(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c == ',' || c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 /// Re-runs this test binary under mpirun with `np` ranks, only the test case `name`.
 inline int launch_self(int np, const std::string& name, std::string* output) {
   if (std::string(MESHPLAN_MPIEXEC).empty()) skip("no mpiexec found at configure time");
   char self[4096] = {0};
   ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (len <= 0) skip("cannot locate the test binary (/proc/self/exe)");
-  return run_command(mpirun_prefix(np) + self + " \"" + name + "\"", output);
+  return run_command(mpirun_prefix(np) + self + " \"" + catch_filter(name) + "\"", output);
 }
 
 }  // namespace meshplan_test

@@ -73,7 +73,7 @@ TEST_CASE("MoE search: fast search equals the plain enumeration, and picks exper
   }
 }
 
-TEST_CASE("Megatron export carries the MoE and MLA flags; DeepSpeed refuses what it cannot run") {
+TEST_CASE("Megatron export carries the MoE and MLA flags, DeepSpeed refuses what it cannot run") {
   Problem p = moe_problem(meshplan_test::deepseek_v3(), 2048, 2048, 4096);
   p.job.framework = Framework::Megatron;
   ParallelConfig c;

@@ -167,7 +167,7 @@ TEST_CASE("the event engine equals its plain sweep twin, span for span") {
       }
 }
 
-TEST_CASE("ZeRO-3: B gathers a second time for its refetch layers only; one gradient bucket per layer") {
+TEST_CASE("ZeRO-3: B gathers a second time for its refetch layers only, one gradient bucket per layer") {
   Nanoseconds previous = 0;
   for (int refetch : {0, 1, 2, 4}) {
     INFO("refetch layers " << refetch);
