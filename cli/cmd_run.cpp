@@ -16,6 +16,7 @@
 #include "cli/run_profile.h"
 #include "cli/run_report.h"
 #include "cli/selftest_gate.h"
+#include "core/loss_chunk.h"
 #include "costmodel/estimate.h"
 #include "executor/backend_factory.h"
 #include "executor/mpi/mpi_comm.h"
@@ -46,6 +47,7 @@ struct RunArgs {
   bool dtype_given = false;     // --dtype on the command line: the CPU emulates bf16 when it says bf16
   std::string cuda_attention = "cudnn";  // --cuda-attention cudnn|reference
   std::string cuda_gemm = "bf16";        // --cuda-gemm bf16|bf16-copy|tf32|fp32
+  double loss_chunk_mib = static_cast<double>(kDefaultLossChunkBytes) / (1 << 20);  // --loss-chunk-mib
   exec::CpuOptions cpu_options() const {
     exec::CpuOptions o;
     o.bf16_emulation = backend == "cpu" && dtype_given && problem.dtype == "bf16";
@@ -162,9 +164,14 @@ struct RunInputs {
 Result<RunInputs> resolve_run(const RunArgs& a, exec::MpiRuntime& mpi) {
   if (auto f = check_format(a.output); !f) return f.error();
   if (auto w = check_writable(a.output.output); !w) return w.error();
-  auto setup = resolve_setup(a.problem, a.config, a.plan);
-  if (!setup) return setup.error();
-  const Setup& s = *setup;
+  auto resolved = resolve_setup(a.problem, a.config, a.plan);
+  if (!resolved) return resolved.error();
+  if (a.loss_chunk_mib < 0)
+    return make_error("command line", "--loss-chunk-mib", format_number(a.loss_chunk_mib), "must be 0 or more",
+                      "0 keeps the whole logits; the default 256 splits larger ones");
+  Setup s = std::move(resolved).value();
+  // What this executor does with the loss: the trainer's chunk specs and the prediction read it.
+  s.problem.job.knobs.loss_chunk_bytes = static_cast<uint64_t>(a.loss_chunk_mib * (1 << 20));
   const exec::BackendPrecision prec = exec::backend_precision(a.backend, a.cpu_options(), a.cuda_options());
   PredictionProfile prof{s.problem.hardware, "plan", ""};
   if (auto ok = check_runnable(a, s, predict(s, prec, prof), mpi.world_size()); !ok) return ok.error();
@@ -315,6 +322,9 @@ void add_training_options(CLI::App* sub, RunArgs& a) {
                                  "bf16-copy (bf16 copies, bf16 x bf16), tf32 or fp32 (default bf16)"),
                  {"bf16", "bf16-copy", "tf32", "fp32"})
       ->check(CLI::IsMember({"bf16", "bf16-copy", "tf32", "fp32"}));
+  sub->add_option("--loss-chunk-mib", a.loss_chunk_mib,
+                  "Largest chunk of fp32 logits the loss holds, MiB: bigger logits are computed in vocabulary "
+                  "chunks and recomputed in the backward (one more LM-head GEMM) (default 256; 0 = whole)");
   sub->add_flag("--test-device-error", a.test_device_error)->group("");
   // Test hooks, not for users: the last rank SIGKILLs itself mid-step / mid-checkpoint-write.
   sub->add_option("--test-kill-at-step", a.train.test_kill_at_step)->group("");

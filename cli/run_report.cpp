@@ -9,6 +9,7 @@
 
 #include "cli/report.h"
 #include "cli/report_json.h"
+#include "core/loss_chunk.h"
 
 namespace meshplan::cli {
 
@@ -80,6 +81,27 @@ std::string step_line(const exec::StepRecord& s, int64_t total_steps) {
   return buf;
 }
 
+namespace {
+// The loss's vocabulary chunks on the last stage (core/loss_chunk.h): columns per chunk and chunks.
+struct LossChunks {
+  int64_t columns = 0, chunks = 1;
+};
+LossChunks loss_chunks(const Problem& p, const ParallelConfig& cfg) {
+  const int64_t rows = std::max<int64_t>(1, cfg.micro_batch_size * p.job.seq_len / std::max(1, cfg.cp));
+  const int64_t vocab_local = std::max<int64_t>(1, p.model.vocab_size / cfg.tp);
+  LossChunks c;
+  c.columns = loss_chunk_columns(rows, vocab_local, p.job.knobs.loss_chunk_bytes);
+  c.chunks = loss_chunk_count(vocab_local, c.columns);
+  return c;
+}
+std::string loss_line(const Problem& p, const ParallelConfig& cfg) {
+  const LossChunks c = loss_chunks(p, cfg);
+  if (c.chunks == 1) return "loss: whole fp32 logits kept for the backward";
+  return "loss: " + std::to_string(c.chunks) + " vocabulary chunks of " + std::to_string(c.columns) +
+         " columns (--loss-chunk-mib), logits recomputed in the backward";
+}
+}  // namespace
+
 std::string run_table(const Problem& p, const ParallelConfig& cfg, const exec::TrainResult& r,
                       const RunPrediction& pred, int world_size) {
   std::ostringstream out;
@@ -92,6 +114,7 @@ std::string run_table(const Problem& p, const ParallelConfig& cfg, const exec::T
       << ", recompute " << to_string(cfg.recompute) << "), data: " << r.data_description << "\n";
   if (r.resumed_from_step >= 0) out << "resumed after step " << r.resumed_from_step << "\n";
   if (!pred.precision.empty()) out << "precision: " << pred.precision << "\n";
+  out << loss_line(p, cfg) << "\n";
   out << "predicted with " << pred.profile << " (" << pred.profile_kind << ")";
   if (pred.profile_source == "plan") out << ", the plan's profile";
   else out << ", this host's profile " << (pred.profile_source == "measured" ? "measured now" : "measured before")
@@ -124,6 +147,8 @@ std::string run_json(const Problem& p, const ParallelConfig& cfg, const exec::Tr
   ojson j;
   j["schema"] = "meshplan.run/1";
   j["precision"] = pred.precision;
+  const LossChunks lc = loss_chunks(p, cfg);
+  j["loss_chunks"] = {{"budget_bytes", p.job.knobs.loss_chunk_bytes}, {"columns", lc.columns}, {"chunks", lc.chunks}};
   ojson steps = ojson::array();
   for (const exec::StepRecord& s : r.steps) {
     steps.push_back({{"step", s.step}, {"loss", s.loss}, {"time_s", s.time_s},

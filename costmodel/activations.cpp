@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/loss_chunk.h"
 #include "costmodel/attention.h"
 
 namespace meshplan {
@@ -64,10 +65,26 @@ double embedding_activation_bytes(const ModelSpec& m, double b, double s, int tp
   return s * b * static_cast<double>(m.hidden_size) / (sp ? tp : 1);
 }
 
-double head_activation_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, double e) {
+namespace {
+// Vocabulary columns per loss chunk on this GPU, or 0 when the logits are one chunk.
+double chunk_columns(const ModelSpec& m, double b, double s, int tp, uint64_t loss_chunk_bytes) {
+  const int64_t rows = std::max<int64_t>(1, static_cast<int64_t>(b * s));
+  const int64_t vocab_local = std::max<int64_t>(1, m.vocab_size / tp);
+  const int64_t columns = loss_chunk_columns(rows, vocab_local, loss_chunk_bytes);
+  return columns < vocab_local ? static_cast<double>(columns) : 0.0;
+}
+}  // namespace
+
+double head_activation_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, double e,
+                             uint64_t loss_chunk_bytes) {
   const double h = static_cast<double>(m.hidden_size);
   const double V = static_cast<double>(m.vocab_size);
-  return 2.0 * e * s * b * h / (sp ? tp : 1) + 4.0 * s * b * V / tp;
+  const bool chunked = chunk_columns(m, b, s, tp, loss_chunk_bytes) > 0;
+  return 2.0 * e * s * b * h / (sp ? tp : 1) + (chunked ? 0.0 : 4.0 * s * b * V / tp);
+}
+
+double loss_chunk_working_bytes(const ModelSpec& m, double b, double s, int tp, uint64_t loss_chunk_bytes) {
+  return 4.0 * s * b * chunk_columns(m, b, s, tp, loss_chunk_bytes);
 }
 
 double microbatches_in_flight(ScheduleKind kind, int pp, int v, int64_t M, int stage) {

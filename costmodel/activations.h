@@ -43,9 +43,16 @@ double recompute_working_bytes(const ModelSpec& m, double micro_batch, double se
 double embedding_activation_bytes(const ModelSpec& m, double micro_batch, double seq, int tp, bool sp);
 
 /// Last stage, one micro-batch: final norm input and LM head input 2e s b h (/t with SP) plus the
-/// fp32 logits for the cross entropy 4 s b V / t (vocab-parallel).
+/// fp32 logits for the cross entropy 4 s b V / t (vocab-parallel) -- unless meshplan's loss splits
+/// them into vocabulary chunks (`loss_chunk_bytes` > 0 and more than one chunk, core/loss_chunk.h):
+/// then no logits stay with the micro-batch (loss_chunk_working_bytes holds the one chunk alive).
 double head_activation_bytes(const ModelSpec& m, double micro_batch, double seq, int tp, bool sp,
-                             double element_bytes = 2.0);
+                             double element_bytes = 2.0, uint64_t loss_chunk_bytes = 0);
+
+/// The one chunk of fp32 logits alive at a time under a chunked loss, 4 s b Vc, once per last stage
+/// whatever the schedule; 0 when the logits are one chunk (kept in head_activation_bytes).
+double loss_chunk_working_bytes(const ModelSpec& m, double micro_batch, double seq, int tp,
+                                uint64_t loss_chunk_bytes);
 
 /// Micro-batches whose activations pipeline rank `stage` holds at its peak, in units of
 /// "one micro-batch through all of this rank's layers":

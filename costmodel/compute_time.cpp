@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/loss_chunk.h"
 #include "costmodel/ac_policy.h"
 #include "costmodel/activations.h"
 #include "costmodel/attention.h"
@@ -212,11 +213,18 @@ EndsCompute ends_compute(const Problem& p, const ParallelConfig& cfg) {
   const CrossEntropyBytes ce = cross_entropy_bytes_per_logit(p.job.knobs.cross_entropy);
   const double logit_elements = T * V / t;
   const double norm_bytes = 8.0 * T * h / (cfg.sequence_parallel ? t : 1.0);
-  e.head_forward_s =
-      gemm_time_s(hw, peak, logits) + memory_bound_time_s(hw, ce.forward * logit_elements + norm_bytes);
+  // meshplan's chunked loss (core/loss_chunk.h): each LM-head GEMM runs as `chunks` GEMMs of
+  // Vc columns, and the backward recomputes every chunk's logits first.
+  const int64_t vocab_local = std::max<int64_t>(1, p.model.vocab_size / cfg.tp);
+  const int64_t chunks = loss_chunk_count(
+      vocab_local, loss_chunk_columns(std::max<int64_t>(1, static_cast<int64_t>(T)), vocab_local,
+                                      p.job.knobs.loss_chunk_bytes));
+  const double head_gemm = chunks * gemm_time_s(hw, peak, logits / chunks);
+  const double recompute = chunks > 1 ? head_gemm : 0.0;
+  e.head_forward_s = head_gemm + memory_bound_time_s(hw, ce.forward * logit_elements + norm_bytes);
   e.head_backward_input_s =
-      gemm_time_s(hw, peak, logits) + memory_bound_time_s(hw, ce.backward * logit_elements + 2.0 * norm_bytes);
-  e.head_backward_weight_s = gemm_time_s(hw, peak, logits);
+      recompute + head_gemm + memory_bound_time_s(hw, ce.backward * logit_elements + 2.0 * norm_bytes);
+  e.head_backward_weight_s = head_gemm;
   if (cfg.tp > 1) {
     const GroupPlacement g = place_group(hw, cfg.tp, 1);
     const double bytes = 2.0 * T * h;

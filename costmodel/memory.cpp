@@ -81,7 +81,9 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
   // The LM head's logits live until that micro-batch's backward: one at a time on the last stage,
   // except under GPipe, which runs every forward before the first backward.
   const double head_in_flight = cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;
-  if (stage == cfg.pp - 1) bytes += head_in_flight * head_activation_bytes(m, b, s, t, sp, e);
+  if (stage == cfg.pp - 1)
+    bytes += head_in_flight * head_activation_bytes(m, b, s, t, sp, e, p.job.knobs.loss_chunk_bytes) +
+             loss_chunk_working_bytes(m, b, s, t, p.job.knobs.loss_chunk_bytes);
   if (cfg.zero_stage >= 3) {
     // Current and prefetched layer gathered to full (TP-local) size.
     bytes += 2.0 * layer_parameters_per_gpu(m, t) * param_bytes(p.job.convention).weights;
@@ -131,7 +133,8 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
   k.embedding_activation = embedding_activation_bytes(m, b, s, t, sp);
   const double head_in_flight =
       cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;
-  k.head_activation = head_in_flight * head_activation_bytes(m, b, s, t, sp, e);
+  k.head_activation = head_in_flight * head_activation_bytes(m, b, s, t, sp, e, p.job.knobs.loss_chunk_bytes) +
+                      loss_chunk_working_bytes(m, b, s, t, p.job.knobs.loss_chunk_bytes);
   if (cfg.zero_stage >= 3) k.zero3_buffers = 2.0 * k.layer_params * param_bytes(p.job.convention).weights;
   return k;
 }

@@ -119,6 +119,13 @@ class Backend {
   /// loss (N) = log(sumexp) + row_max - target_logit.
   virtual void ce_loss(float* loss, const float* row_max, const float* sumexp,
                        const float* target_logit, int64_t N) = 0;
+  /// Folds one vocabulary chunk's row statistics into running ones (the online softmax of
+  /// Milakov & Gimelshein 2018, arXiv:1805.02867): with M = max(row_max, chunk_max),
+  ///   sumexp = sumexp * exp(row_max - M) + chunk_sumexp * exp(chunk_max - M);  row_max = M.
+  /// Start from row_max = -inf, sumexp = 0. The chunked loss (core/loss_chunk.h) also uses it to
+  /// rescale a rank's sum to the TP group's max (chunk = the rank's own, running = (max, 0)).
+  virtual void ce_merge_stats(float* row_max, float* sumexp, const float* chunk_max,
+                              const float* chunk_sumexp, int64_t N) = 0;
   /// dlogits (N, Vl) = scale * (softmax - onehot(target)); may alias logits (in place).
   virtual void ce_backward(float* dlogits, const float* logits, const float* row_max,
                            const float* sumexp, const int32_t* targets, int64_t vocab_begin,

@@ -48,6 +48,8 @@ class CpuBackend : public Backend {
                      int64_t Vl) override;
   void ce_target_logit(float* target_logit, const float* logits, const int32_t* targets,
                        int64_t vocab_begin, int64_t N, int64_t Vl) override;
+  void ce_merge_stats(float* row_max, float* sumexp, const float* chunk_max, const float* chunk_sumexp,
+                      int64_t N) override;
   void ce_loss(float* loss, const float* row_max, const float* sumexp, const float* target_logit,
                int64_t N) override;
   void ce_backward(float* dlogits, const float* logits, const float* row_max, const float* sumexp,

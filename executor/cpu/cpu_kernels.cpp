@@ -142,6 +142,16 @@ void CpuBackend::ce_target_logit(float* target_logit, const float* logits, const
   }
 }
 
+void CpuBackend::ce_merge_stats(float* row_max, float* sumexp, const float* chunk_max,
+                                const float* chunk_sumexp, int64_t N) {
+  for (int64_t n = 0; n < N; ++n) {
+    const float m = std::max(row_max[n], chunk_max[n]);
+    if (m == -INFINITY) continue;  // nothing seen yet on either side
+    sumexp[n] = sumexp[n] * std::exp(row_max[n] - m) + chunk_sumexp[n] * std::exp(chunk_max[n] - m);
+    row_max[n] = m;
+  }
+}
+
 void CpuBackend::ce_loss(float* loss, const float* row_max, const float* sumexp,
                          const float* target_logit, int64_t N) {
   for (int64_t n = 0; n < N; ++n) {

@@ -1,6 +1,6 @@
 // Vocab-parallel cross-entropy pieces of the CUDA backend over logits (N, Vl): row max, row
-// sum-exp (double accumulation, as the CPU), target logit, loss, and the softmax-minus-onehot
-// backward (in place allowed). The TP all-reduces between the pieces are the caller's.
+// sum-exp (double accumulation, as the CPU), the online merge of a vocabulary chunk's statistics,
+// target logit, loss, and the softmax-minus-onehot backward (in place allowed). The TP all-reduces between the pieces are the caller's.
 #include "executor/cuda/kernel_util.cuh"
 #include "executor/cuda/launch.h"
 
@@ -34,6 +34,17 @@ __global__ void target_logit_kernel(float* target_logit, const float* logits, co
   GRID_STRIDE_LOOP(n, N) {
     const int64_t j = static_cast<int64_t>(targets[n]) - vocab_begin;
     target_logit[n] = (j >= 0 && j < Vl) ? logits[n * Vl + j] : 0.0f;
+  }
+}
+
+// Online-softmax merge of a vocabulary chunk's (max, sum-exp) into the running ones, per row.
+__global__ void merge_stats_kernel(float* row_max, float* sumexp, const float* chunk_max,
+                                   const float* chunk_sumexp, int64_t N) {
+  GRID_STRIDE_LOOP(n, N) {
+    const float m = fmaxf(row_max[n], chunk_max[n]);
+    if (m == -INFINITY) continue;  // nothing seen yet on either side
+    sumexp[n] = sumexp[n] * expf(row_max[n] - m) + chunk_sumexp[n] * expf(chunk_max[n] - m);
+    row_max[n] = m;
   }
 }
 
@@ -74,6 +85,13 @@ void ce_target_logit(cudaStream_t s, float* target_logit, const float* logits,
                      const int32_t* targets, int64_t vocab_begin, int64_t N, int64_t Vl) {
   if (N <= 0) return;
   target_logit_kernel<<<grid_for(N), kThreads, 0, s>>>(target_logit, logits, targets, vocab_begin, N, Vl);
+  CUDA_CHECK_LAUNCH();
+}
+
+void ce_merge_stats(cudaStream_t s, float* row_max, float* sumexp, const float* chunk_max,
+                    const float* chunk_sumexp, int64_t N) {
+  if (N <= 0) return;
+  merge_stats_kernel<<<grid_for(N), kThreads, 0, s>>>(row_max, sumexp, chunk_max, chunk_sumexp, N);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -134,6 +134,10 @@ void CudaBackend::ce_target_logit(float* target_logit, const float* logits, cons
                                   int64_t vocab_begin, int64_t N, int64_t Vl) {
   cuda::ce_target_logit(stream_, target_logit, logits, targets, vocab_begin, N, Vl);
 }
+void CudaBackend::ce_merge_stats(float* row_max, float* sumexp, const float* chunk_max,
+                                 const float* chunk_sumexp, int64_t N) {
+  cuda::ce_merge_stats(stream_, row_max, sumexp, chunk_max, chunk_sumexp, N);
+}
 void CudaBackend::ce_loss(float* loss, const float* row_max, const float* sumexp,
                           const float* target_logit, int64_t N) {
   cuda::ce_loss(stream_, loss, row_max, sumexp, target_logit, N);

@@ -52,6 +52,8 @@ void ce_row_sumexp(cudaStream_t s, float* sumexp, const float* logits, const flo
                    int64_t N, int64_t Vl);
 void ce_target_logit(cudaStream_t s, float* target_logit, const float* logits,
                      const int32_t* targets, int64_t vocab_begin, int64_t N, int64_t Vl);
+void ce_merge_stats(cudaStream_t s, float* row_max, float* sumexp, const float* chunk_max,
+                    const float* chunk_sumexp, int64_t N);
 void ce_loss(cudaStream_t s, float* loss, const float* row_max, const float* sumexp,
              const float* target_logit, int64_t N);
 void ce_backward(cudaStream_t s, float* dlogits, const float* logits, const float* row_max,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/loss_chunk.h"
 #include "executor/model/embed_head.h"
 #include "executor/model/init.h"
 #include "executor/model/layer.h"
@@ -143,7 +144,7 @@ const float* ModelChunk::forward(int mb, const MicroBatchInput& in) {
     const ParamView& head = *layout_.find("lm_head");
     const int64_t base = layout_.blocks[head_block()].offset;
     head_forward(rt_->ctx, p + (norm.offset - base), p + (head.offset - base),
-                 st->resid.back().f32(), rt_->vocab, h);
+                 st->resid.back().f32(), rt_->vocab, spec_.loss_chunk_bytes, h);
     block_done(head_block(), Pass::Forward, nullptr);
     losses_[mb] = static_cast<float>(backend_.sum(h.losses.f32(), d.N) / static_cast<double>(d.N));
   }
@@ -195,7 +196,11 @@ uint64_t ModelChunk::stash_bytes_per_micro_batch() const {
     total += layer;
   }
   if (spec_.has_embedding) total += d.N;               // tokens
-  if (spec_.has_head) total += d.N + d.Nl + resid + d.N * rt_->vocab.size + 4 * d.N;
+  if (spec_.has_head) {
+    // Chunked losses keep no logits (core/loss_chunk.h): only the row statistics.
+    const bool chunked = loss_chunk_columns(d.N, rt_->vocab.size, spec_.loss_chunk_bytes) < rt_->vocab.size;
+    total += d.N + d.Nl + resid + (chunked ? 0 : d.N * rt_->vocab.size) + 4 * d.N;
+  }
   return static_cast<uint64_t>(total) * 4;             // fp32 and int32 elements
 }
 

@@ -36,6 +36,7 @@ struct ChunkSpec {
   float norm_eps = 1e-5f;
   bool allocate_params = true;    // false (ZeRO-3): hooks.gather_params supplies each block
   bool allocate_grads = true;     // false: hooks.grad_buffer supplies each block's gradients
+  uint64_t loss_chunk_bytes = 0;  // the loss's fp32 logits in vocabulary chunks of at most this (0: whole)
 };
 
 /// This rank's place in its tensor-parallel group. group may be null when size == 1.

@@ -230,11 +230,14 @@ Rows check_cross_entropy(Twin& t) {
   const int64_t N = 29, Vl = 300, vocab_begin = 100;
   const auto logits = randn(N * Vl, 90, 3.0f);
   const auto targets = tokens(N, 500, 91);  // some outside this shard [100, 400)
-  std::vector<float> mx[2], se[2], tl[2], loss[2], dl[2];
+  // A second chunk of statistics, shifted so that some rows' maxima come from it, for the merge.
+  auto chunk_max = randn(N, 92, 3.0f), chunk_sumexp = randn(N, 93);
+  for (float& x : chunk_sumexp) x = 1.0f + x * x;
+  std::vector<float> mx[2], se[2], tl[2], loss[2], dl[2], mm[2], ms[2];
   Backend* bes[2] = {&t.dev, &t.ref};
   for (int i = 0; i < 2; ++i) {
     Backend& be = *bes[i];
-    Tensor lg = t.on(be, logits), tg = t.on(be, targets);
+    Tensor lg = t.on(be, logits), tg = t.on(be, targets), cm = t.on(be, chunk_max), cs = t.on(be, chunk_sumexp);
     Tensor m(be, DType::F32, {N}), s(be, DType::F32, {N}), tt(be, DType::F32, {N}), l(be, DType::F32, {N}), d(be, DType::F32, {N * Vl});
     be.ce_row_max(m.f32(), lg.f32(), N, Vl);
     be.ce_row_sumexp(s.f32(), lg.f32(), m.f32(), N, Vl);
@@ -246,11 +249,16 @@ Rows check_cross_entropy(Twin& t) {
     tl[i] = Twin::get(be, tt);
     loss[i] = Twin::get(be, l);
     dl[i] = Twin::get(be, d);
+    be.ce_merge_stats(m.f32(), s.f32(), cm.f32(), cs.f32(), N);  // (m, s) folded with the second chunk
+    mm[i] = Twin::get(be, m);
+    ms[i] = Twin::get(be, s);
   }
   const std::string s = dims({{"N", N}, {"Vl", Vl}});
   return {compare_outputs("cross-entropy row max", s, mx[0], mx[1], 0), compare_outputs("cross-entropy row sum-exp", s, se[0], se[1], 1e-5),
           compare_outputs("cross-entropy target logit", s, tl[0], tl[1], 0), compare_outputs("cross-entropy loss", s, loss[0], loss[1], 1e-5),
-          compare_outputs("cross-entropy backward", s, dl[0], dl[1], 1e-5)};
+          compare_outputs("cross-entropy backward", s, dl[0], dl[1], 1e-5),
+          compare_outputs("cross-entropy chunk merge max", s, mm[0], mm[1], 0),
+          compare_outputs("cross-entropy chunk merge sum-exp", s, ms[0], ms[1], 1e-5)};
 }
 
 Rows check_adamw(Twin& t) {

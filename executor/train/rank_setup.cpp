@@ -23,6 +23,7 @@ std::vector<ChunkSpec> local_chunk_specs(const Problem& p, const ParallelConfig&
     s.seq_len = p.job.seq_len;
     s.recompute = cfg.recompute;
     s.seed = seed;
+    s.loss_chunk_bytes = p.job.knobs.loss_chunk_bytes;
     specs.push_back(s);
   }
   return specs;

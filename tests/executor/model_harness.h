@@ -33,6 +33,7 @@ struct Split {
   std::vector<int> layers_per_chunk;  // empty: one chunk with every layer
   meshplan::Recompute recompute = meshplan::Recompute::None;
   meshplan::exec::CpuOptions cpu;
+  uint64_t loss_chunk_bytes = 0;  // ChunkSpec::loss_chunk_bytes of the last chunk (0: whole logits)
 };
 
 struct RunResult {
@@ -113,8 +114,10 @@ inline RunResult run_model(const meshplan::ModelSpec& m, const Split& split, int
   run_local_ranks(split.tp, [&](int rank, Communicator& comm) {
     auto be = make_cpu_backend(split.cpu);
     std::vector<std::unique_ptr<ModelChunk>> model;
-    for (const ChunkSpec& s : chunk_specs(m, split.layers_per_chunk, B, T, split.recompute, seed))
+    for (ChunkSpec s : chunk_specs(m, split.layers_per_chunk, B, T, split.recompute, seed)) {
+      s.loss_chunk_bytes = split.loss_chunk_bytes;
       model.push_back(std::make_unique<ModelChunk>(*be, s, TpContext{rank, split.tp, &comm, split.sp}));
+    }
     std::vector<float> losses(M);
     for (int mb = 0; mb < M; ++mb) {  // GPipe order: all forwards, then all backwards
       const MicroBatchTokens tok = micro_batch_tokens(tokens, int64_t{mb} * B, B, T);

@@ -230,6 +230,33 @@ TEST_CASE("cuda vocab-parallel cross-entropy pieces match the CPU", "[cuda][kern
   CHECK(rel_error(g[4], c[4]) < 1e-6);      // dlogits
 }
 
+TEST_CASE("cuda chunk merge of the loss statistics matches the CPU", "[cuda][kernels]") {
+  auto gpu = cuda_backend();
+  auto cpu = cpu_reference();
+  const int64_t N = 1031;
+  const auto m0 = randn(N, 63, 3.0f), m1 = randn(N, 64, 3.0f);
+  auto s0 = randn(N, 65), s1 = randn(N, 66);
+  for (float& x : s0) x = 1.0f + x * x;
+  for (float& x : s1) x = 1.0f + x * x;
+  auto run = [&](Backend& be) {
+    Tensor m = upload(be, m0), s = upload(be, s0), cm = upload(be, m1), cs = upload(be, s1);
+    be.ce_merge_stats(m.f32(), s.f32(), cm.f32(), cs.f32(), N);
+    // A fresh start (max -inf, sum 0) merged with a chunk takes the chunk as it is.
+    Tensor fm(be, DType::F32, {N}), fs(be, DType::F32, {N});
+    be.fill(fm.f32(), -INFINITY, N);
+    be.fill(fs.f32(), 0.0f, N);
+    be.ce_merge_stats(fm.f32(), fs.f32(), cm.f32(), cs.f32(), N);
+    std::vector<std::vector<float>> out;
+    for (Tensor* x : {&m, &s, &fm, &fs}) out.push_back(download(be, *x));
+    return out;
+  };
+  const auto g = run(*gpu), c = run(*cpu);
+  CHECK(identical(g[0], c[0]));         // the max is exact
+  CHECK(rel_error(g[1], c[1]) < 1e-6);  // expf on the GPU, std::exp on the CPU
+  CHECK(identical(g[2], m1));
+  CHECK(identical(g[3], s1));
+}
+
 TEST_CASE("cuda AdamW matches the CPU", "[cuda][kernels]") {
   auto gpu = cuda_backend();
   auto cpu = cpu_reference();

@@ -99,6 +99,36 @@ TEST_CASE("tp2 with sequence parallelism, pipeline and full recompute together",
   CHECK(max_grad_error(r, baseline()) < 1e-5);
 }
 
+TEST_CASE("a vocabulary-chunked loss matches the whole logits, with TP and SP too, in less memory", "[executor][model]") {
+  // 16 rows x 64 vocabulary: 4 KB of fp32 logits on one rank. A 1 KB budget gives chunks of 16
+  // columns (4 chunks on one rank; 2 per rank of the 32-column TP shards), 768 bytes chunks of 12
+  // (a partial last chunk: 64 = 5 x 12 + 4).
+  for (uint64_t budget : {uint64_t{1024}, uint64_t{768}}) {
+    for (int tp : {1, 2}) {
+      for (bool sp : {false, true}) {
+        if (tp == 1 && sp) continue;
+        Split s;
+        s.tp = tp;
+        s.sp = sp;
+        s.loss_chunk_bytes = budget;
+        Split whole = s;
+        whole.loss_chunk_bytes = 0;
+        const RunResult r = run_model(tiny_llama(), s, kB, kT, kM, tokens());
+        const RunResult ref = tp == 1 ? baseline() : run_model(tiny_llama(), whole, kB, kT, kM, tokens());
+        INFO("budget " << budget << " tp " << tp << " sp " << sp);
+        for (int mb = 0; mb < kM; ++mb) CHECK(r.losses[mb] == Approx(ref.losses[mb]).epsilon(1e-6));
+        std::string worst;
+        const double e = max_grad_error(r, ref, &worst);
+        INFO("worst " << worst << " " << e);
+        CHECK(e < 1e-5);
+        // GPipe order keeps both micro-batches' stashes: 2 x (16 x 64 / tp) x 4 bytes of logits gone,
+        // one chunk's (16 x columns x 4) alive instead.
+        CHECK(r.peak_bytes < ref.peak_bytes);
+      }
+    }
+  }
+}
+
 TEST_CASE("plain twins (naive GEMM, reference attention) match the fast paths", "[executor][model]") {
   Split s;
   s.cpu = CpuOptions{true, true};
@@ -234,36 +264,39 @@ TEST_CASE("hooks: ZeRO-3 style gather/release balance and grads_ready in reverse
 TEST_CASE("stash bytes per micro-batch match the memory tracker exactly", "[executor][model]") {
   for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
     for (int tp : {1, 2}) {
-      std::vector<int64_t> measured(2), expected(2);
-      std::atomic<int> left_in_flight{0};
-      run_local_ranks(tp, [&](int rank, Communicator& comm) {
-        auto be = make_cpu_backend();
-        for (int c = 0; c < 2; ++c) {  // first chunk (embedding) and last chunk (head)
-          ChunkSpec s;
-          s.model = tiny_llama(3);
-          s.first_layer = c;
-          s.num_layers = c == 0 ? 1 : 2;
-          s.has_embedding = c == 0;
-          s.has_head = c == 1;
-          s.micro_batch_size = kB;
-          s.seq_len = kT;
-          s.recompute = rc;
-          ModelChunk chunk(*be, s, TpContext{rank, tp, &comm, tp > 1});
-          std::vector<int32_t> tok(kB * kT, 1);
-          std::vector<float> act(chunk.activation_numel(), 0.5f);
-          const uint64_t before = be->memory().held_bytes();
-          chunk.forward(0, MicroBatchInput{tok.data(), tok.data(), act.data()});
-          if (rank == 0) {
-            measured[c] = static_cast<int64_t>(be->memory().held_bytes() - before);
-            expected[c] = static_cast<int64_t>(chunk.stash_bytes_per_micro_batch());
+      for (bool chunked : {false, true}) {
+        std::vector<int64_t> measured(2), expected(2);
+        std::atomic<int> left_in_flight{0};
+        run_local_ranks(tp, [&](int rank, Communicator& comm) {
+          auto be = make_cpu_backend();
+          for (int c = 0; c < 2; ++c) {  // first chunk (embedding) and last chunk (head)
+            ChunkSpec s;
+            s.model = tiny_llama(3);
+            s.first_layer = c;
+            s.num_layers = c == 0 ? 1 : 2;
+            s.has_embedding = c == 0;
+            s.has_head = c == 1;
+            s.micro_batch_size = kB;
+            s.seq_len = kT;
+            s.recompute = rc;
+            s.loss_chunk_bytes = chunked ? 1024 : 0;  // the head chunk's logits in vocabulary chunks
+            ModelChunk chunk(*be, s, TpContext{rank, tp, &comm, tp > 1});
+            std::vector<int32_t> tok(kB * kT, 1);
+            std::vector<float> act(chunk.activation_numel(), 0.5f);
+            const uint64_t before = be->memory().held_bytes();
+            chunk.forward(0, MicroBatchInput{tok.data(), tok.data(), act.data()});
+            if (rank == 0) {
+              measured[c] = static_cast<int64_t>(be->memory().held_bytes() - before);
+              expected[c] = static_cast<int64_t>(chunk.stash_bytes_per_micro_batch());
+            }
+            chunk.backward(0, act.data(), BackwardOptions{});
+            left_in_flight += chunk.micro_batches_in_flight();  // Catch2 is not thread-safe
           }
-          chunk.backward(0, act.data(), BackwardOptions{});
-          left_in_flight += chunk.micro_batches_in_flight();  // Catch2 is not thread-safe
-        }
-      });
-      INFO(to_string(rc) << " tp " << tp);
-      CHECK(measured == expected);
-      CHECK(left_in_flight == 0);
+        });
+        INFO(to_string(rc) << " tp " << tp << " chunked loss " << chunked);
+        CHECK(measured == expected);
+        CHECK(left_in_flight == 0);
+      }
     }
   }
 }

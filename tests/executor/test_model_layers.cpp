@@ -101,23 +101,28 @@ TEST_CASE("embedding and head + cross-entropy backward match finite differences"
   auto head = randn(V * d.C, 93, 0.5f);
   const auto targets = rand_tokens(d.N, V, 94);
   const VocabShard vs{0, V};
-  auto loss = [&] {
+  // Whole logits, and vocabulary chunks of 3 columns (4 chunks, the last of 1: core/loss_chunk.h).
+  for (uint64_t budget : {uint64_t{0}, static_cast<uint64_t>(4 * 3 * d.N)}) {
+    INFO("loss chunk bytes " << budget);
+    auto loss = [&] {
+      HeadStash st;
+      st.targets = Tensor(*be, DType::I32, {d.N});
+      be->copy_from_host(st.targets.data(), targets.data(), st.targets.bytes());
+      head_forward(ctx, norm.data(), head.data(), x.data(), vs, budget, st);
+      return be->sum(st.losses.f32(), d.N) / static_cast<double>(d.N) * 3.0;  // loss_scale 3
+    };
     HeadStash st;
     st.targets = Tensor(*be, DType::I32, {d.N});
     be->copy_from_host(st.targets.data(), targets.data(), st.targets.bytes());
-    head_forward(ctx, norm.data(), head.data(), x.data(), vs, st);
-    return be->sum(st.losses.f32(), d.N) / static_cast<double>(d.N) * 3.0;  // loss_scale 3
-  };
-  HeadStash st;
-  st.targets = Tensor(*be, DType::I32, {d.N});
-  be->copy_from_host(st.targets.data(), targets.data(), st.targets.bytes());
-  head_forward(ctx, norm.data(), head.data(), x.data(), vs, st);
-  std::vector<float> dnorm(d.C, 0.0f), dhead(V * d.C, 0.0f), dx(d.N * d.C);
-  head_backward(ctx, norm.data(), head.data(), dnorm.data(), dhead.data(), x.data(), vs, 3.0f, st,
-                dx.data());
-  CHECK(fd_error(x, dx, loss, 64, 1e-2f) < 2e-3);
-  CHECK(fd_error(norm, dnorm, loss, 8, 1e-2f) < 2e-3);
-  CHECK(fd_error(head, dhead, loss, 80, 1e-2f) < 2e-3);
+    head_forward(ctx, norm.data(), head.data(), x.data(), vs, budget, st);
+    CHECK(st.columns == (budget == 0 ? V : 3));
+    std::vector<float> dnorm(d.C, 0.0f), dhead(V * d.C, 0.0f), dx(d.N * d.C);
+    head_backward(ctx, norm.data(), head.data(), dnorm.data(), dhead.data(), x.data(), vs, 3.0f, st,
+                  dx.data());
+    CHECK(fd_error(x, dx, loss, 64, 1e-2f) < 2e-3);
+    CHECK(fd_error(norm, dnorm, loss, 8, 1e-2f) < 2e-3);
+    CHECK(fd_error(head, dhead, loss, 80, 1e-2f) < 2e-3);
+  }
 
   // Embedding: linear in the table, so the gradient is exact: dot(out, probe) per row.
   auto table = randn(V * d.C, 95);

@@ -68,6 +68,9 @@ class Forwarding : public Backend {
   void ce_target_logit(float* t, const float* l, const int32_t* g, int64_t vb, int64_t N, int64_t V) override {
     in_->ce_target_logit(t, l, g, vb, N, V);
   }
+  void ce_merge_stats(float* m, float* s, const float* cm, const float* cs, int64_t N) override {
+    in_->ce_merge_stats(m, s, cm, cs, N);
+  }
   void ce_loss(float* o, const float* m, const float* s, const float* t, int64_t N) override { in_->ce_loss(o, m, s, t, N); }
   void ce_backward(float* d, const float* l, const float* m, const float* s, const int32_t* t, int64_t vb, float sc, int64_t N,
                    int64_t V) override {
@@ -126,7 +129,7 @@ TEST_CASE("selftest: a wrong kernel stops the selftest with its name", "[selftes
   CHECK(table.find("max rel error") != std::string::npos);
 }
 
-TEST_CASE("selftest: the named cpu selftest passes; cuda without a device is an error", "[selftest]") {
+TEST_CASE("selftest: the named cpu selftest passes, cuda without a device is an error", "[selftest]") {
   auto cpu = run_named_selftest("cpu");
   REQUIRE(cpu);
   INFO(selftest_table(cpu->report));
