@@ -1,5 +1,6 @@
 // Framework knobs of a job: attention kernel kind and ZeRO-3/FSDP collective granularity and prefetch.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -116,6 +117,19 @@ struct FrameworkKnobs {
   /// and the 16-bit weights are all-gathered, as for ZeRO-1. Off by default (Megatron's distributed
   /// optimizer and DeepSpeed's ZeRO-1 reduce-scatter); set by validation files (`dp_all_reduce`).
   bool dp_all_reduce = false;
+  /// Bytes per gradient element that the data-parallel reduction puts on the wire; 0: the
+  /// convention's gradient bytes (param_bytes().gradients). DeepSpeed's engine casts the flattened
+  /// bucket to its communication_data_type before the all-reduce and back after it
+  /// (deepspeed/runtime/engine.py allreduce_bucket), and that type is bf16 under "bf16": {"enabled":
+  /// true} (the communication_data_type property), so BF16_Optimizer's fp32 gradients travel as 2 bytes.
+  double dp_reduce_bytes = 0;
+  /// A pass of its own after every micro-batch's backward adds the 16-bit gradients into an fp32
+  /// buffer: DeepSpeed's BF16_Optimizer.update_hp_grads, hp_grad.add_(lp.grad.to(fp32)) per
+  /// parameter (deepspeed/runtime/bf16_optimizer.py), 18 bytes per parameter (read 2, write and read
+  /// the fp32 copy 4 + 4, read and write the accumulator 4 + 4); costmodel/grad_accumulation.h.
+  /// Megatron accumulates in the weight-gradient GEMM (gradient_accumulation_fusion) and FSDP
+  /// reduces per micro-batch: false by default.
+  bool grad_accumulation_pass = false;
   /// The loss kernel (costmodel/cross_entropy.h): framework_knobs() picks Megatron's unfused one for
   /// megatron and the fused one for nemo; validation files may name it (`cross_entropy`).
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::Generic;
@@ -132,6 +146,12 @@ struct FrameworkKnobs {
   /// copies around cuDNN's attention on the CUDA backend (costmodel/executor_ops.h).
   enum class ExecutorOps { None, Fp32, Fp32Bf16Attention };
   ExecutorOps executor_ops = ExecutorOps::None;
+  /// meshplan's executor splits the fp32 logits into vocabulary chunks of at most this many bytes
+  /// (core/loss_chunk.h; `meshplan run --loss-chunk-mib`): only one chunk is ever alive, and the
+  /// backward recomputes each chunk's logits (one more LM-head GEMM). 0: the whole (tokens, V/tp)
+  /// logits live from the forward to the backward, as in every framework's loss (Megatron-Core's
+  /// vocab_parallel_cross_entropy, F.cross_entropy).
+  uint64_t loss_chunk_bytes = 0;
 };
 
 }  // namespace meshplan

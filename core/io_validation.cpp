@@ -91,6 +91,15 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   if (run.dp_all_reduce && run.zero_stage != 1)
     r.fail(path + ".dp_all_reduce", std::to_string(run.zero_stage), "is a ZeRO-1 reduction (zero: 1 only)",
            "zero: 1, or drop the key (ZeRO-0 all-reduces anyway)");
+  const std::string reduce_dtype =
+      r.text(n, "dp_reduce_dtype", path + ".dp_reduce_dtype", "", "bf16|fp16|fp32");
+  if (reduce_dtype == "bf16" || reduce_dtype == "fp16") run.dp_reduce_bytes = 2;
+  else if (reduce_dtype == "fp32") run.dp_reduce_bytes = 4;
+  else if (!reduce_dtype.empty())
+    r.fail(path + ".dp_reduce_dtype", reduce_dtype, "unknown gradient reduction dtype",
+           "bf16, fp16 or fp32 (what the DP reduction sends per gradient element)");
+  run.grad_accumulation_pass =
+      r.boolean(n, "grad_accumulation_pass", path + ".grad_accumulation_pass", false, "true|false");
   run.cross_entropy =
       r.text(n, "cross_entropy", path + ".cross_entropy", defaults.cross_entropy, "unfused|fused|torch_fp32|generic");
   if (!run.cross_entropy.empty() && !parse_cross_entropy(run.cross_entropy))

@@ -54,6 +54,8 @@ struct ValidationRun {
   std::optional<bool> torch_compile;  // torchtitan's compile: absent = its default (FrameworkKnobs::torch_compile)
   bool fused_rmsnorm = false;   // torchtitan's norm_type fused_rmsnorm (FrameworkKnobs::fused_rmsnorm)
   bool dp_all_reduce = false;   // ZeRO-1 gradients all-reduced (DeepSpeed BF16_Optimizer; FrameworkKnobs)
+  double dp_reduce_bytes = 0;   // `dp_reduce_dtype:` bf16|fp16 = 2, fp32 = 4; 0 = the convention's (FrameworkKnobs)
+  bool grad_accumulation_pass = false;  // DeepSpeed BF16_Optimizer's fp32 accumulation pass (FrameworkKnobs)
   std::string cross_entropy;    // unfused | fused | generic; "" = the framework's (FrameworkKnobs::cross_entropy)
   ParamConvention convention = ParamConvention::Default16;  // `bytes_per_param:` (file level, run override)
 };

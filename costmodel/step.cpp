@@ -11,6 +11,7 @@
 #include "costmodel/grad_compression.h"
 #include "costmodel/flops.h"
 #include "costmodel/fsdp2_copies.h"
+#include "costmodel/grad_accumulation.h"
 #include "costmodel/memory.h"
 #include "costmodel/moe_a2a_overlap.h"
 #include "costmodel/moe_cost.h"
@@ -85,11 +86,13 @@ StageTimes stage_times_from(const Problem& p, const ParallelConfig& cfg, const L
     const int chunk = stage + k * cfg.pp;
     const ChunkCosts c = chunk_times(lc, chunk_layers(p.model, cfg, chunk), chunk == 0, chunk == last);
     const double comm = c.tp_comm_forward_s + c.tp_comm_backward_s;
+    // DeepSpeed BF16_Optimizer's fp32 accumulation follows each backward (costmodel/grad_accumulation.h).
+    const double accumulate = grad_accumulation_pass_s(p, cfg, chunk);
     st.forward_s += c.forward_s;
-    st.backward_s += c.backward_input_s + c.backward_weight_s;
-    st.backward_weight_s += c.backward_weight_s;
+    st.backward_s += c.backward_input_s + c.backward_weight_s + accumulate;
+    st.backward_weight_s += c.backward_weight_s + accumulate;
     st.tp_comm_s += comm;
-    st.compute_s += c.forward_s + c.backward_input_s + c.backward_weight_s - comm;
+    st.compute_s += c.forward_s + c.backward_input_s + c.backward_weight_s + accumulate - comm;
   }
   return st;
 }
@@ -148,6 +151,7 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   const GroupPlacement g = grad_group(hw, cfg);  // dp * cp ranks (costmodel/context_parallel.h)
   const ParamBytes pb = param_bytes(p.job.convention);
   const double params = stage_parameters_per_gpu(p.model, cfg, stage);
+  const double reduce_bytes = grad_reduce_bytes_per_param(p);  // on the wire (dp_reduce_bytes)
   const double M = static_cast<double>(cfg.num_micro_batches);
   const bool overlap = cfg.dp_overlap;
   if (cfg.zero_stage <= 1) {
@@ -157,8 +161,8 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
     // 16-bit weights after the optimizer (not overlapped).
     const double reduce = p.job.compression != GradCompression::None
                               ? compressed_reduction(p, cfg, stage, g).total_s
-                              : dp_reduce_all_reduce(p, cfg) ? all_reduce_s(hw, g, params * pb.gradients)
-                                                             : reduce_scatter_s(hw, g, params * pb.gradients);
+                              : dp_reduce_all_reduce(p, cfg) ? all_reduce_s(hw, g, params * reduce_bytes)
+                                                             : reduce_scatter_s(hw, g, params * reduce_bytes);
     const double after = cfg.zero_stage == 1 ? all_gather_s(hw, g, params * pb.weights) : 0.0;
     out.total_s = reduce + after;
     // --overlap-param-gather: the gather runs under the next step's first forward (FrameworkKnobs).
@@ -168,7 +172,7 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   }
   // ZeRO-2/3 keep only a gradient shard, so every micro-batch's gradients are reduce-scattered
   // during its own backward (Rajbhandari et al. 2020, sec. 5.2).
-  const double rs = per_layer_collective_s(p, cfg, stage, g, pb.gradients, false);
+  const double rs = per_layer_collective_s(p, cfg, stage, g, reduce_bytes, false);
   if (cfg.zero_stage == 2) {
     const double after = all_gather_s(hw, g, params * pb.weights);
     out.total_s = M * rs + after;
@@ -333,9 +337,10 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     ChunkCosts k = chunk_times(lc, chunk_layers(p.model, cfg, c), c == 0, c == chunks - 1);
     k.activation_bytes = k.layers * layer_activation_bytes_for(p, cfg);
     if (k.has_embedding) k.activation_bytes += embedding_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
-    if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e);
+    if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e, p.job.knobs.loss_chunk_bytes);
     const double params = chunk_parameters_per_gpu(p.model, cfg, c);
-    k.grad_bytes = params * pb.gradients;
+    k.grad_bytes = params * grad_reduce_bytes_per_param(p);
+    k.backward_weight_s += grad_accumulation_pass_s(p, cfg, c);  // as stage_times_from
     k.dp_reduce_s = dp_reduce_all_reduce(p, cfg) ? all_reduce_s(hw, dp_group, k.grad_bytes)
                                                  : reduce_scatter_s(hw, dp_group, k.grad_bytes);
     if (p.job.compression != GradCompression::None) {

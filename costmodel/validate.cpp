@@ -58,6 +58,8 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   if (run.torch_compile) k.torch_compile = *run.torch_compile;  // torchtitan's `compile:` when given
   k.fused_rmsnorm = run.fused_rmsnorm;
   k.dp_all_reduce = run.dp_all_reduce;
+  k.dp_reduce_bytes = run.dp_reduce_bytes;
+  k.grad_accumulation_pass = run.grad_accumulation_pass;
   if (auto ce = parse_cross_entropy(run.cross_entropy)) k.cross_entropy = *ce;  // else the framework's
   return k;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "costmodel/ac_policy.h"
+#include "costmodel/grad_accumulation.h"
 #include "costmodel/memory.h"
 #include "costmodel/pipeline.h"
 
@@ -27,15 +28,16 @@ ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& c
   const HardwareProfile& hw = p.hardware;
   const ShardingKnobs& k = p.job.knobs.sharding;
   const ParamBytes pb = param_bytes(p.job.convention);
+  const double reduce_bytes = grad_reduce_bytes_per_param(p);  // on the wire (FrameworkKnobs::dp_reduce_bytes)
   const double layer = layer_parameters_per_gpu(p.model, cfg.tp);
   ShardedCollectives c;
   c.layers = stage_layers(p.model, cfg, stage);
   const double ends = stage_parameters_per_gpu(p.model, cfg, stage) - c.layers * layer;
   if (k.granularity == ShardGranularity::PerUnit) {
     c.gather_layer_s = all_gather_s(hw, g, layer * pb.weights);
-    c.reduce_layer_s = reduce_scatter_s(hw, g, layer * pb.gradients);
+    c.reduce_layer_s = reduce_scatter_s(hw, g, layer * reduce_bytes);
     c.gather_ends_s = all_gather_s(hw, g, ends * pb.weights);
-    c.reduce_ends_s = reduce_scatter_s(hw, g, ends * pb.gradients);
+    c.reduce_ends_s = reduce_scatter_s(hw, g, ends * reduce_bytes);
     c.prefetch_fraction = 1.0;
     return c;
   }
@@ -47,7 +49,7 @@ ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& c
   // paying its share by bytes.
   const double total = c.layers * layer + ends;
   const double buckets = std::ceil(total / std::max(1.0, k.reduce_bucket_elements));
-  const double all_rs = split_reduce_s(hw, g, total * pb.gradients, buckets);
+  const double all_rs = split_reduce_s(hw, g, total * reduce_bytes, buckets);
   c.reduce_layer_s = total > 0 ? all_rs * layer / total : 0.0;
   c.reduce_ends_s = total > 0 ? all_rs * ends / total : 0.0;
   c.prefetch_fraction = std::min(1.0, prefetch / std::max(1.0, layer));
