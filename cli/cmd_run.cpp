@@ -56,10 +56,7 @@ struct RunArgs {
   exec::CudaOptions cuda_options() const {
     exec::CudaOptions o;
     o.attention = exec::parse_cuda_attention(cuda_attention).value_or(exec::CudaAttention::Cudnn);
-    for (auto g : {exec::GemmPrecision::Bf16, exec::GemmPrecision::Bf16Copy, exec::GemmPrecision::Tf32,
-                   exec::GemmPrecision::Fp32}) {
-      if (cuda_gemm == exec::to_string(g)) o.gemm = g;
-    }
+    o.gemm = exec::parse_gemm_precision(cuda_gemm).value_or(exec::GemmPrecision::Bf16);
     return o;
   }
 };
@@ -83,12 +80,13 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
   // device fit check subtracts what is already in use before it compares.
   p.hardware.other_memory_bytes = 0;
   p.job.convention = ParamConvention::Fp32Grads;
-  p.job.knobs.attention = prec.attention == "materialized" ? AttentionKind::Materialized : AttentionKind::Fused;
+  using Att = exec::BackendPrecision::Attention;
+  p.job.knobs.attention = prec.attention == Att::Materialized ? AttentionKind::Materialized : AttentionKind::Fused;
   // The executor's own fp32 element-wise kernels (costmodel/executor_ops.h), with the bf16 copies
   // around cuDNN's attention where it runs.
-  p.job.knobs.executor_ops = prec.attention == "cudnn" ? FrameworkKnobs::ExecutorOps::Fp32Bf16Attention
+  p.job.knobs.executor_ops = prec.attention == Att::Cudnn ? FrameworkKnobs::ExecutorOps::Fp32Bf16Attention
                                                        : FrameworkKnobs::ExecutorOps::Fp32;
-  if (prec.attention != "materialized") p.job.knobs.fused_kernel = FusedAttentionKernel::Cudnn;
+  if (prec.attention != Att::Materialized) p.job.knobs.fused_kernel = FusedAttentionKernel::Cudnn;
   if (p.hardware.peak_flops_for(prec.gemm_dtype) > 0) p.job.dtype = prec.gemm_dtype;
   else if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";
   StepEstimate e = estimate_step(p, s.config);
@@ -99,7 +97,7 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
     e.memory = estimate_step(m, s.config).memory;
     dtype += " GEMMs, " + prec.activation_dtype + " activations";
   }
-  if (prec.attention == "cuda-fp32") dtype += "; attention costed at cuDNN's speed (the fp32 kernels ran)";
+  if (prec.attention == Att::CudaFp32) dtype += "; attention costed at cuDNN's speed (the fp32 kernels ran)";
   return RunPrediction{e, to_string(p.job.convention), dtype, prec.description, prof.hardware.name,
                        prof.hardware.provenance.kind, prof.source, prof.path};
 }

@@ -24,6 +24,21 @@ const char* to_string(GemmPrecision p) {
   return "?";
 }
 
+std::optional<GemmPrecision> parse_gemm_precision(const std::string& s) {
+  for (GemmPrecision p : {GemmPrecision::Bf16, GemmPrecision::Bf16Copy, GemmPrecision::Tf32, GemmPrecision::Fp32})
+    if (s == to_string(p)) return p;
+  return std::nullopt;
+}
+
+const char* to_string(BackendPrecision::Attention a) {
+  switch (a) {
+    case BackendPrecision::Attention::Materialized: return "materialized";
+    case BackendPrecision::Attention::Cudnn: return "cudnn";
+    case BackendPrecision::Attention::CudaFp32: return "cuda-fp32";
+  }
+  return "?";
+}
+
 const char* to_string(CudaAttention a) {
   switch (a) {
     case CudaAttention::Cudnn: return "cudnn";
@@ -153,7 +168,7 @@ BackendPrecision backend_precision(const std::string& backend_name, const CpuOpt
     case GemmPrecision::Fp32: p.gemm_dtype = "fp32"; break;
   }
   const bool fused = effective_attention(cuda) == CudaAttention::Cudnn;
-  p.attention = fused ? "cudnn" : "cuda-fp32";
+  p.attention = fused ? BackendPrecision::Attention::Cudnn : BackendPrecision::Attention::CudaFp32;
   p.description = std::string("fp32 weights and activations, ") + to_string(cuda.gemm) +
                   " GEMM inputs with fp32 accumulation (cuBLASLt); attention " +
                   (fused ? "by cuDNN's fused SDPA on bf16 q/k/v with fp32 softmax"

@@ -26,6 +26,8 @@ enum class GemmPrecision {
   Fp32,      // CUBLAS_COMPUTE_32F on fp32 inputs: full fp32 (tests' tight comparisons)
 };
 const char* to_string(GemmPrecision p);
+/// "bf16", "bf16-copy", "tf32", "fp32" (run --cuda-gemm).
+std::optional<GemmPrecision> parse_gemm_precision(const std::string& s);
 
 /// Which attention kernels the CUDA backend runs: cuDNN's fused SDPA (bf16 q/k/v/o on tensor
 /// cores, fp32 softmax; needs a build with cuDNN and the cudnn-frontend headers) or our fp32
@@ -71,10 +73,13 @@ struct BackendPrecision {
   std::string gemm_dtype = "fp32";       // whose peak FLOP/s the time prediction uses (the rate
                                          // that runs: tf32 for bf16 rounding of fp32 operands)
   std::string activation_dtype = "fp32"; // bytes per stored activation element
-  /// "materialized" (keeps the (B, nh, T, T) probabilities: the CPU), "cudnn" (cuDNN fused SDPA)
-  /// or "cuda-fp32" (our flash-style fp32 kernels: O(T) memory, no published speed).
-  std::string attention = "materialized";
+  /// Materialized keeps the (B, nh, T, T) probabilities (the CPU); Cudnn is cuDNN's fused SDPA;
+  /// CudaFp32 our flash-style fp32 kernels (O(T) memory, no published speed).
+  enum class Attention { Materialized, Cudnn, CudaFp32 };
+  Attention attention = Attention::Materialized;
 };
+/// "materialized", "cudnn", "cuda-fp32".
+const char* to_string(BackendPrecision::Attention a);
 BackendPrecision backend_precision(const std::string& backend_name, const CpuOptions& cpu = {},
                                    const CudaOptions& cuda = {});
 

@@ -184,14 +184,19 @@ TEST_CASE("backend precision: what each backend computes in, for the run JSON an
   copies.gemm = GemmPrecision::Bf16Copy;  // real bf16 operands: the bf16 rate
   CHECK(backend_precision("cuda", {}, copies).gemm_dtype == "bf16");
   // Attention: the CPU keeps probabilities; the CUDA backend never does (cuDNN where built).
-  CHECK(backend_precision("cpu").attention == "materialized");
-  CHECK(cuda.attention == (cudnn_attention_compiled() ? "cudnn" : "cuda-fp32"));
+  using Att = BackendPrecision::Attention;
+  CHECK(backend_precision("cpu").attention == Att::Materialized);
+  CHECK(cuda.attention == (cudnn_attention_compiled() ? Att::Cudnn : Att::CudaFp32));
+  CHECK(std::string(to_string(cuda.attention)) == (cudnn_attention_compiled() ? "cudnn" : "cuda-fp32"));
   CudaOptions reference;
   reference.attention = CudaAttention::Reference;
-  CHECK(backend_precision("cuda", {}, reference).attention == "cuda-fp32");
+  CHECK(backend_precision("cuda", {}, reference).attention == Att::CudaFp32);
   CHECK(parse_cuda_attention("cudnn") == CudaAttention::Cudnn);
   CHECK_FALSE(cuda_options_of(*make_cpu_backend()).has_value());  // the selftest then checks fp32
   CHECK_FALSE(parse_cuda_attention("flash").has_value());
+  for (GemmPrecision g : {GemmPrecision::Bf16, GemmPrecision::Bf16Copy, GemmPrecision::Tf32, GemmPrecision::Fp32})
+    CHECK(parse_gemm_precision(to_string(g)) == g);
+  CHECK_FALSE(parse_gemm_precision("fp16").has_value());
   CHECK(backend_precision("cpu").description.rfind("fp32", 0) == 0);
   CpuOptions emulate;
   emulate.bf16_emulation = true;
