@@ -164,8 +164,9 @@ Result<RunInputs> resolve_run(const RunArgs& a, exec::MpiRuntime& mpi) {
   if (auto w = check_writable(a.output.output); !w) return w.error();
   auto resolved = resolve_setup(a.problem, a.config, a.plan);
   if (!resolved) return resolved.error();
-  if (a.loss_chunk_mib < 0)
-    return make_error("command line", "--loss-chunk-mib", format_number(a.loss_chunk_mib), "must be 0 or more",
+  if (!(a.loss_chunk_mib >= 0 && a.loss_chunk_mib <= 1048576))  // NaN fails too
+    return make_error("command line", "--loss-chunk-mib", format_number(a.loss_chunk_mib),
+                      "must be 0 or more, at most 1048576 (1 TiB)",
                       "0 keeps the whole logits; the default 256 splits larger ones");
   Setup s = std::move(resolved).value();
   // What this executor does with the loss: the trainer's chunk specs and the prediction read it.

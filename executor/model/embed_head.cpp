@@ -111,10 +111,11 @@ void head_backward(const LayerContext& ctx, const float* final_norm, const float
   const float scale = loss_scale / static_cast<float>(d.N);
   Tensor gathered;
   const float* hff = ctx.tp.to_full(st.hf.f32(), gathered);  // (N, C)
-  Tensor dh(be, DType::F32, {d.N, d.C});  // partial over this rank's vocabulary
+  Tensor dh;  // (N, C), partial over this rank's vocabulary
   if (st.columns < vs.size) {
     // Chunked: recompute each chunk's logits, turn them into dlogits in place, and add the chunk's
-    // share to d(lm_head) rows [j0, j0 + cols) and to dh.
+    // share to d(lm_head) rows [j0, j0 + cols) and to dh (the gathered input stays for every chunk).
+    dh = Tensor(be, DType::F32, {d.N, d.C});
     Tensor chunk(be, DType::F32, {d.N, st.columns});
     for (int64_t j0 = 0; j0 < vs.size; j0 += st.columns) {
       const int64_t cols = std::min(st.columns, vs.size - j0);
@@ -129,6 +130,8 @@ void head_backward(const LayerContext& ctx, const float* final_norm, const float
     be.ce_backward(dlogits, st.logits.f32(), st.row_max.f32(), st.stats.f32(), st.targets.i32(),
                    vs.begin, scale, d.N, vs.size);
     be.gemm(true, false, vs.size, d.C, d.N, 1.0f, dlogits, hff, 1.0f, d_lm_head);  // (Vl, C)
+    gathered.reset();  // before dh: the gathered input and dh are never alive together here
+    dh = Tensor(be, DType::F32, {d.N, d.C});
     be.gemm(false, false, d.N, d.C, vs.size, 1.0f, dlogits, lm_head, 0.0f, dh.f32());
     st.logits.reset();
   }

@@ -3,6 +3,7 @@
 // a negative budget is a one-line user error.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -43,9 +44,13 @@ TEST_CASE("run cli: --loss-chunk-mib trains the same losses in vocabulary chunks
   CHECK(saved == Approx(262144.0 - 65536.0));
 }
 
-TEST_CASE("run cli: a negative --loss-chunk-mib is one line and exit 2") {
-  const CliResult r = run_tiny("-1");
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.find("--loss-chunk-mib") != std::string::npos);
-  CHECK(r.err.find("must be 0 or more") != std::string::npos);
+TEST_CASE("run cli: a negative, huge or NaN --loss-chunk-mib is one line and exit 2") {
+  for (const char* bad : {"-1", "1e30", "nan"}) {
+    const CliResult r = run_tiny(bad);
+    INFO(bad << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--loss-chunk-mib") != std::string::npos);
+    CHECK(r.err.find("must be 0 or more") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
 }
