@@ -82,17 +82,11 @@ std::string step_line(const exec::StepRecord& s, int64_t total_steps) {
 }
 
 namespace {
-// The loss's vocabulary chunks on the last stage (core/loss_chunk.h): columns per chunk and chunks.
-struct LossChunks {
-  int64_t columns = 0, chunks = 1;
-};
+// The loss's vocabulary chunks on the last stage (core/loss_chunk.h): rows = tokens of a micro-batch
+// on one CP rank, columns of this TP rank's vocabulary shard.
 LossChunks loss_chunks(const Problem& p, const ParallelConfig& cfg) {
   const int64_t rows = std::max<int64_t>(1, cfg.micro_batch_size * p.job.seq_len / std::max(1, cfg.cp));
-  const int64_t vocab_local = std::max<int64_t>(1, p.model.vocab_size / cfg.tp);
-  LossChunks c;
-  c.columns = loss_chunk_columns(rows, vocab_local, p.job.knobs.loss_chunk_bytes);
-  c.chunks = loss_chunk_count(vocab_local, c.columns);
-  return c;
+  return meshplan::loss_chunks(rows, std::max<int64_t>(1, p.model.vocab_size / cfg.tp), p.job.knobs.loss_chunk_bytes);
 }
 std::string loss_line(const Problem& p, const ParallelConfig& cfg) {
   const LossChunks c = loss_chunks(p, cfg);

@@ -21,4 +21,11 @@ int64_t loss_chunk_count(int64_t vocab_local, int64_t columns) {
   return (vocab_local + columns - 1) / columns;
 }
 
+LossChunks loss_chunks(int64_t rows, int64_t vocab_local, uint64_t budget_bytes) {
+  LossChunks c;
+  c.columns = loss_chunk_columns(rows, vocab_local, budget_bytes);
+  c.chunks = loss_chunk_count(vocab_local, c.columns);
+  return c;
+}
+
 }  // namespace meshplan

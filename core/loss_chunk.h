@@ -20,4 +20,11 @@ int64_t loss_chunk_columns(int64_t rows, int64_t vocab_local, uint64_t budget_by
 /// ceil(vocab_local / columns): the chunks of one micro-batch's loss.
 int64_t loss_chunk_count(int64_t vocab_local, int64_t columns);
 
+/// Both at once, for (rows, vocab_local) fp32 logits under `budget_bytes`.
+struct LossChunks {
+  int64_t columns = 0;
+  int64_t chunks = 1;
+};
+LossChunks loss_chunks(int64_t rows, int64_t vocab_local, uint64_t budget_bytes);
+
 }  // namespace meshplan

@@ -215,10 +215,9 @@ EndsCompute ends_compute(const Problem& p, const ParallelConfig& cfg) {
   const double norm_bytes = 8.0 * T * h / (cfg.sequence_parallel ? t : 1.0);
   // meshplan's chunked loss (core/loss_chunk.h): each LM-head GEMM runs as `chunks` GEMMs of
   // Vc columns, and the backward recomputes every chunk's logits first.
-  const int64_t vocab_local = std::max<int64_t>(1, p.model.vocab_size / cfg.tp);
-  const int64_t chunks = loss_chunk_count(
-      vocab_local, loss_chunk_columns(std::max<int64_t>(1, static_cast<int64_t>(T)), vocab_local,
-                                      p.job.knobs.loss_chunk_bytes));
+  const int64_t chunks = loss_chunks(std::max<int64_t>(1, static_cast<int64_t>(T)),
+                                     std::max<int64_t>(1, p.model.vocab_size / cfg.tp), p.job.knobs.loss_chunk_bytes)
+                             .chunks;
   const double head_gemm = chunks * gemm_time_s(hw, peak, logits / chunks);
   const double recompute = chunks > 1 ? head_gemm : 0.0;
   e.head_forward_s = head_gemm + memory_bound_time_s(hw, ce.forward * logit_elements + norm_bytes);

@@ -65,4 +65,11 @@ inline meshplan::Problem problem(const meshplan::ModelSpec& m, int64_t gpus, int
   return p;
 }
 
+/// tp x pp x dp ranks, micro-batches of `mb` sequences, M of them per step; the rest defaults.
+inline meshplan::ParallelConfig config(int tp, int pp, int dp, int64_t mb, int64_t M) {
+  meshplan::ParallelConfig c;
+  c.tp = tp; c.pp = pp; c.dp = dp; c.micro_batch_size = mb; c.num_micro_batches = M;
+  return c;
+}
+
 }  // namespace meshplan_test

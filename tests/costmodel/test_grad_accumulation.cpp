@@ -16,13 +16,7 @@
 using namespace meshplan;
 using Catch::Detail::Approx;
 
-namespace {
-ParallelConfig config(int tp, int pp, int dp, int64_t mb, int64_t M) {
-  ParallelConfig c;
-  c.tp = tp; c.pp = pp; c.dp = dp; c.micro_batch_size = mb; c.num_micro_batches = M;
-  return c;
-}
-}  // namespace
+using meshplan_test::config;
 
 TEST_CASE("dp_reduce_bytes sets what the gradient reduction sends, the convention otherwise") {
   Problem p = meshplan_test::problem(meshplan_test::llama2_7b(), 64, 512, 4096);

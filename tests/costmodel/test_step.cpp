@@ -16,11 +16,7 @@ using namespace meshplan;
 using Catch::Detail::Approx;
 
 namespace {
-ParallelConfig config(int tp, int pp, int dp, int64_t mb, int64_t M) {
-  ParallelConfig c;
-  c.tp = tp; c.pp = pp; c.dp = dp; c.micro_batch_size = mb; c.num_micro_batches = M;
-  return c;
-}
+using meshplan_test::config;
 
 // Plain reference: per-stage sums over step_costs' chunk list (allocates; easy to read).
 struct Reference { double compute_plus_tp = 0, bubble = 0; };
