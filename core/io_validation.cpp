@@ -123,11 +123,11 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
                                   std::string(to_string(set.convention)), "default, megatron or fp32-grads");
   if (auto cv = parse_param_convention(conv)) run.convention = *cv;
   else r.fail(path + ".bytes_per_param", conv, "unknown convention", "default, megatron or fp32-grads");
-  run.fp8_recipe = r.text(n, "fp8_recipe", path + ".fp8_recipe", std::string(), "current-scaling, tensorwise or rowwise");
-  const std::string recipes[] = {"", "delayed", "current-scaling", "tensorwise", "rowwise", "blockwise"};
+  run.fp8_recipe = r.text(n, "fp8_recipe", path + ".fp8_recipe", std::string(), "current-scaling, tensorwise, rowwise, blockwise or mxfp8");
+  const std::string recipes[] = {"", "delayed", "current-scaling", "tensorwise", "rowwise", "blockwise", "mxfp8"};
   if (std::find(std::begin(recipes), std::end(recipes), run.fp8_recipe) == std::end(recipes))
     r.fail(path + ".fp8_recipe", run.fp8_recipe, "unknown FP8 recipe",
-           "delayed, current-scaling, tensorwise, rowwise or blockwise (costmodel/validate.cpp run_fp8_recipe)");
+           "delayed, current-scaling, tensorwise, rowwise, blockwise or mxfp8 (costmodel/validate.cpp run_fp8_recipe)");
   run.cp_comm = r.text(n, "cp_comm", path + ".cp_comm", std::string(), "p2p, all_gather, a2a or torch_all_gather");
   const std::optional<CpComm> cp_comm = parse_cp_comm(run.cp_comm);
   if (!run.cp_comm.empty() && !cp_comm)

@@ -46,7 +46,7 @@ struct ValidationRun {
   bool overlap_param_gather = false;  // Megatron --overlap-param-gather (FrameworkKnobs::param_gather_overlap)
   bool moe_a2a_overlap = false;       // Megatron-Core --overlap-moe-expert-parallel-comm (FrameworkKnobs)
   bool unpad_attention = false;       // model code unpads q/k/v around flash_attn (FrameworkKnobs::unpad_attention)
-  std::string fp8_recipe;       // issue 11: "" (the framework's default, delayed), current-scaling, tensorwise, rowwise
+  std::string fp8_recipe;       // issue 11: "" (the framework's default, delayed), current-scaling, tensorwise, rowwise, blockwise, mxfp8
   std::string cp_comm;          // issue 11: "" = p2p (Megatron-Core default), all_gather, a2a
   int ep = 1;                   // expert-parallel size (MoE runs)
   int etp = 1;                  // expert tensor-parallel size (MoE runs; tables that omit it: see `assumed`)

@@ -37,6 +37,7 @@ Fp8Recipe run_fp8_recipe(const ValidationRun& run) {
   if (run.fp8_recipe == "current-scaling" || run.fp8_recipe == "tensorwise") return Fp8Recipe::Current;
   if (run.fp8_recipe == "rowwise") return Fp8Recipe::Rowwise;
   if (run.fp8_recipe == "blockwise") return Fp8Recipe::Blockwise;
+  if (run.fp8_recipe == "mxfp8") return Fp8Recipe::Mxfp8;
   if (run.fp8_recipe.empty() && run.framework == "torchtitan") return Fp8Recipe::Current;
   return Fp8Recipe::Delayed;
 }

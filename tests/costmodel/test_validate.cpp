@@ -140,6 +140,32 @@ runs:
   CHECK(r.tuning.mean_abs_error == Approx(std::fabs(r.runs[1].error)));
 }
 
+TEST_CASE("fp8_recipe keys map to Transformer Engine's recipes - mxfp8 included, unknown names refused") {
+  const std::string head = R"(
+source: test
+hardware: b200
+framework: nemo
+models:
+  m: {n_embd: 2048, n_layer: 24, n_head: 16, vocab_size: 50368, n_positions: 2048, dropout: false}
+runs:
+)";
+  const std::string row = "  - {model: m, gpus: 8, dp: 8, zero: 1, global_batch: 64, micro_batch: 8, "
+                          "tokens_per_s_per_gpu: 1, fp8: true, fp8_recipe: ";
+  const std::pair<const char*, Fp8Recipe> cases[] = {{"current-scaling", Fp8Recipe::Current},
+                                                     {"blockwise", Fp8Recipe::Blockwise},
+                                                     {"mxfp8", Fp8Recipe::Mxfp8},
+                                                     {"delayed", Fp8Recipe::Delayed}};
+  for (const auto& [name, recipe] : cases) {
+    auto set = parse_validation(head + row + name + "}\n", "t.yaml");
+    INFO(name);
+    REQUIRE(set.ok());
+    CHECK(run_fp8_recipe(set.value().runs[0]) == recipe);
+  }
+  auto bad = parse_validation(head + row + "nvfp4}\n", "t.yaml");
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().one_line().find("mxfp8") != std::string::npos);  // the hint names the accepted recipes
+}
+
 TEST_CASE("Korthikanti Table 5 is the tuning set, materialized, the ZeRO-3 rows are DeepSpeed") {
   auto k = load_validation(kSource + "/validation/korthikanti2022-table5.yaml");
   REQUIRE(k.ok());
