@@ -11,6 +11,15 @@
 
 namespace meshplan {
 
+std::optional<Fp8Recipe> parse_validation_fp8_recipe(const std::string& name) {
+  static const std::pair<const char*, Fp8Recipe> kNames[] = {
+      {"delayed", Fp8Recipe::Delayed},     {"current-scaling", Fp8Recipe::Current}, {"tensorwise", Fp8Recipe::Current},
+      {"rowwise", Fp8Recipe::Rowwise},     {"blockwise", Fp8Recipe::Blockwise},     {"mxfp8", Fp8Recipe::Mxfp8}};
+  for (const auto& [n, r] : kNames)
+    if (name == n) return r;
+  return std::nullopt;
+}
+
 using io_detail::Reader;
 
 namespace {
@@ -124,8 +133,7 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   if (auto cv = parse_param_convention(conv)) run.convention = *cv;
   else r.fail(path + ".bytes_per_param", conv, "unknown convention", "default, megatron or fp32-grads");
   run.fp8_recipe = r.text(n, "fp8_recipe", path + ".fp8_recipe", std::string(), "current-scaling, tensorwise, rowwise, blockwise or mxfp8");
-  const std::string recipes[] = {"", "delayed", "current-scaling", "tensorwise", "rowwise", "blockwise", "mxfp8"};
-  if (std::find(std::begin(recipes), std::end(recipes), run.fp8_recipe) == std::end(recipes))
+  if (!run.fp8_recipe.empty() && !parse_validation_fp8_recipe(run.fp8_recipe))
     r.fail(path + ".fp8_recipe", run.fp8_recipe, "unknown FP8 recipe",
            "delayed, current-scaling, tensorwise, rowwise, blockwise or mxfp8 (costmodel/validate.cpp run_fp8_recipe)");
   run.cp_comm = r.text(n, "cp_comm", path + ".cp_comm", std::string(), "p2p, all_gather, a2a or torch_all_gather");

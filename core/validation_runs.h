@@ -85,6 +85,10 @@ struct ValidationSet {
 };
 
 /// Parses a validation YAML file (schema in validation/README.md). Errors name file, field and value.
+/// A validation file's fp8_recipe name (validation/README.md): delayed, current-scaling and tensorwise
+/// (both Current), rowwise, blockwise, mxfp8. "" is no name: the framework's default.
+std::optional<Fp8Recipe> parse_validation_fp8_recipe(const std::string& name);
+
 Result<ValidationSet> parse_validation(const std::string& text, const std::string& file);
 Result<ValidationSet> load_validation(const std::string& path);
 

@@ -34,10 +34,7 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
 // llm-foundry default); torchtitan's float8 (torchao) without a recipe named is torchao's default
 // dynamic tensorwise scaling (Float8LinearConfig's default CastConfig), costed as current scaling.
 Fp8Recipe run_fp8_recipe(const ValidationRun& run) {
-  if (run.fp8_recipe == "current-scaling" || run.fp8_recipe == "tensorwise") return Fp8Recipe::Current;
-  if (run.fp8_recipe == "rowwise") return Fp8Recipe::Rowwise;
-  if (run.fp8_recipe == "blockwise") return Fp8Recipe::Blockwise;
-  if (run.fp8_recipe == "mxfp8") return Fp8Recipe::Mxfp8;
+  if (auto r = parse_validation_fp8_recipe(run.fp8_recipe)) return *r;  // the loader refused other names
   if (run.fp8_recipe.empty() && run.framework == "torchtitan") return Fp8Recipe::Current;
   return Fp8Recipe::Delayed;
 }
