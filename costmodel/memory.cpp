@@ -58,12 +58,22 @@ double stage_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, i
   return params;
 }
 
-double fp8_layer_bytes(const Problem& p, const ParallelConfig& cfg) {
+// FP8 weight copies of one layer on one GPU (TP-local linear weights, plus this rank's share of the
+// routed experts, EP x ETP, on MoE layers).
+static double fp8_layer_copy_bytes(const Problem& p, const ParallelConfig& cfg) {
   if (p.job.fp8 == Fp8Recipe::None) return 0.0;
   const double norms = p.model.layer_norm_parameters();
-  // TP-local linear weights, plus this rank's share of the routed experts (EP x ETP) on MoE layers.
   const double linear = layer_parameters_per_gpu(p.model, cfg.tp) - norms + expert_layer_parameters_per_gpu(p.model, cfg);
-  return linear * fp8_weight_bytes_per_param(p.job.fp8) + fp8_scaling_state_bytes_per_layer(p.job.fp8);
+  return linear * fp8_weight_bytes_per_param(p.job.fp8);
+}
+
+double fp8_stage_bytes(const Problem& p, const ParallelConfig& cfg, int layers) {
+  if (p.job.fp8 == Fp8Recipe::None) return 0.0;
+  // ZeRO-3 keeps no whole layer between uses: the FP8 copy is cast from the gathered 16-bit layer and
+  // freed with it, so only the current and the prefetched layer hold one (as the gathered 16-bit layers
+  // counted with the activations). ZeRO 0-2 keep every layer's copy across the micro-batches.
+  const double copies = cfg.zero_stage >= 3 ? std::min(layers, 2) : layers;
+  return copies * fp8_layer_copy_bytes(p, cfg) + layers * fp8_scaling_state_bytes_per_layer(p.job.fp8);
 }
 
 static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg, int stage) {
@@ -96,7 +106,7 @@ MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int st
                                       cfg.zero_stage, grad_group_size(cfg));
   const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
   MemoryBreakdown mb;
-  mb.weights_bytes = st.weights + stage_layers(p.model, cfg, stage) * fp8_layer_bytes(p, cfg) + ex.weights;
+  mb.weights_bytes = st.weights + fp8_stage_bytes(p, cfg, stage_layers(p.model, cfg, stage)) + ex.weights;
   mb.gradients_bytes = st.gradients + ex.gradients;
   mb.optimizer_bytes = st.optimizer + ex.optimizer;
   mb.activations_bytes = stage_activation_bytes(p, cfg, stage);
@@ -113,7 +123,6 @@ namespace {
 struct MemoryTerms {
   double layer_params = 0, embedding_params = 0, head_params = 0;
   double layer_activation = 0, working = 0, embedding_activation = 0, head_activation = 0, zero3_buffers = 0;
-  double fp8_layer = 0;  // FP8 weight copies and scaling state of one layer (costmodel/fp8.h)
 };
 
 MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
@@ -125,7 +134,6 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
   const double e = activation_element_bytes(p.job.dtype);
   MemoryTerms k;
   k.layer_params = layer_parameters_per_gpu(m, t);
-  k.fp8_layer = fp8_layer_bytes(p, cfg);
   k.embedding_params = embedding_parameters_per_gpu(m, t);
   k.head_params = head_parameters_per_gpu(m, cfg);
   k.layer_activation = layer_activation_bytes_for(p, cfg);
@@ -157,7 +165,7 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
                                                     cfg.num_micro_batches, stage);
     MemoryBreakdown mb;
     const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
-    mb.weights_bytes = params * pb.weights / shard_w + layers * k.fp8_layer + ex.weights;
+    mb.weights_bytes = params * pb.weights / shard_w + fp8_stage_bytes(p, cfg, layers) + ex.weights;
     mb.gradients_bytes = params * pb.gradients / shard_g + ex.gradients;
     mb.optimizer_bytes = params * pb.optimizer / shard_o + ex.optimizer;
     mb.activations_bytes = in_flight * layers * k.layer_activation + k.working +

@@ -39,8 +39,10 @@ double stage_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, i
 /// computes the per-configuration terms once and must equal the max of this over the stages).
 MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int stage);
 
-/// FP8 weight copies (and transposes, scales) plus scaling state of one layer on one GPU, counted
-/// with the weights; 0 without an FP8 recipe (costmodel/fp8.h).
-double fp8_layer_bytes(const Problem& p, const ParallelConfig& cfg);
+/// FP8 weight copies (and transposes, scales) plus scaling state of a stage of `layers` layers on one
+/// GPU, counted with the weights; 0 without an FP8 recipe (costmodel/fp8.h). Every layer's copies under
+/// ZeRO 0-2; under ZeRO-3 only the two gathered layers' (current and prefetched), plus every layer's
+/// scaling state.
+double fp8_stage_bytes(const Problem& p, const ParallelConfig& cfg, int layers);
 
 }  // namespace meshplan

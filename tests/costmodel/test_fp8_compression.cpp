@@ -72,6 +72,25 @@ TEST_CASE("fp8: weight copies and amax history in memory and closed form") {
   CHECK(fp8_scaling_state_bytes_per_layer(Fp8Recipe::Current) == Approx(20 * 4 * 3));
 }
 
+TEST_CASE("fp8: under ZeRO-3 only the two gathered layers hold FP8 copies, every layer its scaling state") {
+  Problem p = fp8_problem();
+  ParallelConfig c = dp8();
+  c.zero_stage = 3;
+  const MemoryBreakdown bf = estimate_memory(p, c);
+  p.job.fp8 = Fp8Recipe::Current;
+  const MemoryBreakdown f8 = estimate_memory(p, c);
+  const double linear = 4096.0 * (4096 + 2 * 1024) + 4096.0 * 4096 + 3 * 4096.0 * 14336;
+  const double state = 20 * 4 * 3;  // current scaling: amax, scale, scale_inv per FP8 tensor
+  // Llama 3 8B, 32 layers: 2 layers' copies (current + prefetched), not 32, whatever the DP size.
+  CHECK(f8.weights_bytes - bf.weights_bytes == Approx(2 * 2 * linear + 32 * state));
+  CHECK(f8.weights_bytes == Approx(stage_memory(p, c, 0).weights_bytes));  // fast path = reference
+  c.zero_stage = 2;  // ZeRO 0-2 keep every layer's copy
+  Problem bf16 = p;
+  bf16.job.fp8 = Fp8Recipe::None;
+  CHECK(estimate_memory(p, c).weights_bytes - estimate_memory(bf16, c).weights_bytes ==
+        Approx(32 * (2 * linear + state)));
+}
+
 TEST_CASE("grad compression: bytes sent and warm-up per method and closed forms") {
   Problem p = fp8_problem();
   const ParallelConfig c = dp8();
