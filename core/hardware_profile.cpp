@@ -43,6 +43,9 @@ ErrorList validate_hardware(const HardwareProfile& hw) {
   if (!(hw.sustained_clock_fraction > 0.0 && hw.sustained_clock_fraction <= 1.0))
     e.push_back(make_error(f, "gpu.sustained_clock_fraction", std::to_string(hw.sustained_clock_fraction),
                            "must be in (0, 1]", "sustained / burst tensor throughput, e.g. 0.888 for H100 at 700 W"));
+  if (!(hw.fp8_gemm_relative_efficiency > 0.0))
+    e.push_back(make_error(f, "gpu.fp8_gemm_relative_efficiency", std::to_string(hw.fp8_gemm_relative_efficiency),
+                           "must be positive", "(FP8 GEMM TFLOP/s / FP8 peak) / (BF16 GEMM TFLOP/s / BF16 peak)"));
   if (hw.reserved_memory_bytes >= hw.memory_bytes && hw.memory_bytes > 0)
     e.push_back(make_error(f, "gpu.reserved_memory_gb", std::to_string(hw.reserved_memory_bytes / 1e9),
                            "leaves no usable memory", "a few GB at most"));

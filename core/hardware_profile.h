@@ -69,6 +69,11 @@ struct HardwareProfile {
   /// a short benchmark's burst and is multiplied by it (costmodel/README.md "Sustained clocks"); 1 = the
   /// curve already holds under sustained load.
   double sustained_clock_fraction = 1.0;
+  /// FP8 GEMMs with full-precision (split) accumulation, the setting of the backward's dgrad and wgrad
+  /// GEMMs in Transformer Engine and torchao: their best large-GEMM rate as a share of the FP8 peak,
+  /// over the BF16 GEMM's share of the BF16 peak, both measured the same way (gpu.fp8_gemm_relative_efficiency;
+  /// costmodel/README.md "FP8 GEMM rate"). The FP8 GEMM curve is the BF16 curve times this. 1 = not measured.
+  double fp8_gemm_relative_efficiency = 1.0;
   /// Fraction of the dense peak a fused (FlashAttention-style) attention kernel reaches on this GPU,
   /// forward and backward; 0 = costmodel/attention.h's default (0.8 / 0.7 x the GEMM curve).
   double fused_attention_forward_efficiency = 0.0;

@@ -69,6 +69,9 @@ void read_gpu(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
   }
   hw.sustained_clock_fraction = r.number(gpu, "sustained_clock_fraction", "gpu.sustained_clock_fraction", 1.0,
                                         "sustained / burst tensor throughput at the power limit, e.g. 0.888");
+  hw.fp8_gemm_relative_efficiency =
+      r.number(gpu, "fp8_gemm_relative_efficiency", "gpu.fp8_gemm_relative_efficiency", 1.0,
+               "(FP8 GEMM TFLOP/s / FP8 peak) / (BF16 GEMM TFLOP/s / BF16 peak), e.g. 0.833 for H100 SXM");
   // Attention kernel efficiencies: {forward, backward} fractions of the dense peak, each optional.
   auto read_attention = [&](const char* key, double& fwd, double& bwd) {
     if (!Reader::has(gpu, key)) return;
@@ -175,6 +178,9 @@ void check_fractions(Reader& r, const HardwareProfile& hw) {
   check_fraction(r, "gpu.hbm_efficiency", hw.hbm_efficiency, "achievable fraction of HBM bandwidth, e.g. 0.8");
   check_fraction(r, "gpu.sustained_clock_fraction", hw.sustained_clock_fraction,
                  "sustained / burst tensor throughput at the power limit, e.g. 0.888 for H100 at 700 W");
+  check_in(r, "gpu.fp8_gemm_relative_efficiency", hw.fp8_gemm_relative_efficiency, 1.0, limits::kMinFp8RelativeEfficiency,
+           limits::kMaxFp8RelativeEfficiency,
+           "(FP8 GEMM TFLOP/s / FP8 peak) / (BF16 GEMM TFLOP/s / BF16 peak), e.g. 0.833 for H100 SXM");
   check_in(r, "gpu.reserved_memory_gb", hw.reserved_memory_bytes, kGBs, 0, hw.memory_bytes / kGBs,
            "CUDA context + fragmentation, a few GB");
   check_in(r, "gpu.other_memory_gb", hw.other_memory_bytes, kGBs, 0, hw.memory_bytes / kGBs,
@@ -283,6 +289,8 @@ nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
   gpu["gemm_efficiency"] = curve;
   if (hw.sustained_clock_fraction != 1.0)
     gpu["sustained_clock_fraction"] = scaled_json(hw.sustained_clock_fraction, 1.0);
+  if (hw.fp8_gemm_relative_efficiency != 1.0)
+    gpu["fp8_gemm_relative_efficiency"] = scaled_json(hw.fp8_gemm_relative_efficiency, 1.0);
   if (hw.fused_attention_forward_efficiency > 0.0)
     gpu["fused_attention_efficiency"] = {{"forward", scaled_json(hw.fused_attention_forward_efficiency, 1.0)},
                                          {"backward", scaled_json(hw.fused_attention_backward_efficiency, 1.0)}};

@@ -91,6 +91,12 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const double out = rowwise ? rw.out : gemm_time_s(hw, linear_peak, f.out_proj / t);
   const double up = rowwise ? rw.up : gemm_time_s(hw, linear_peak, f.mlp_up / t);
   const double down = rowwise ? rw.down : gemm_time_s(hw, linear_peak, f.mlp_down / t);
+  // dgrad and wgrad GEMMs: the same FLOPs at the backward's rate (split accumulation under FP8, fp8.h).
+  const double backward_peak = linear_gemm_backward_peak(p, peak);
+  const double qkv_b = rowwise ? rw.qkv : gemm_time_s(hw, backward_peak, f.qkv / t);
+  const double out_b = rowwise ? rw.out : gemm_time_s(hw, backward_peak, f.out_proj / t);
+  const double up_b = rowwise ? rw.up : gemm_time_s(hw, backward_peak, f.mlp_up / t);
+  const double down_b = rowwise ? rw.down : gemm_time_s(hw, backward_peak, f.mlp_down / t);
   const double ab = activation_element_bytes(p.job.dtype);
   const AttentionCoreTime core = cfg.cp > 1 ? cp_attention(p, cfg, peak, ab).core
                                             : attention_core_time(hw, peak, p.model, p.job.knobs.attention, b, s,
@@ -127,14 +133,14 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   LayerCompute c;
   c.forward_s = qkv + out + up + down + core.forward_s + ew_forward + memory_bound_time_s(hw, eager.forward) +
                 memory_bound_time_s(hw, casts.forward_bytes);
-  c.dx_gemm_s = qkv + out + up + down;
+  c.dx_gemm_s = qkv_b + out_b + up_b + down_b;
   // Element-wise backward reads the saved tensors and gradients and writes gradients: about twice
   // the forward bytes. The attention core's backward is costmodel/attention.h's.
   c.backward_input_s = c.dx_gemm_s + core.backward_s + ew_backward + memory_bound_time_s(hw, eager.backward) +
                        memory_bound_time_s(hw, casts.backward_bytes);
-  c.backward_weight_s = qkv + out + up + down;
-  c.qkv_dw_s = qkv;
-  c.mlp_up_dw_s = up;
+  c.backward_weight_s = qkv_b + out_b + up_b + down_b;
+  c.qkv_dw_s = qkv_b;
+  c.mlp_up_dw_s = up_b;
   // none 0, selective the attention core, full the forward, torchtitan's policies (costmodel/ac_policy.h).
   c.recompute_s = policy_recompute_s(
       p, cfg, {c.forward_s, core.forward_s,

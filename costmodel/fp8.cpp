@@ -7,11 +7,25 @@
 
 namespace meshplan {
 
+namespace {
+// The FP8 peak, or 0 where no FP8 GEMM rate applies (no recipe, torchao row-wise: costed against
+// bf16 from its measured speedups, costmodel/fp8_rowwise.h; a profile without an fp8 peak).
+double fp8_peak(const Problem& p) {
+  if (p.job.fp8 == Fp8Recipe::None || p.job.fp8 == Fp8Recipe::Rowwise) return 0.0;
+  return p.hardware.peak_flops_for("fp8");
+}
+}  // namespace
+
 double linear_gemm_peak(const Problem& p, double dense_peak) {
-  // torchao row-wise: costed against bf16 from its measured speedups (costmodel/fp8_rowwise.h).
-  if (p.job.fp8 == Fp8Recipe::None || p.job.fp8 == Fp8Recipe::Rowwise) return dense_peak;
-  const double fp8 = p.hardware.peak_flops_for("fp8");
-  return fp8 > 0.0 ? fp8 : dense_peak;
+  const double fp8 = fp8_peak(p);
+  if (!(fp8 > 0.0)) return dense_peak;
+  const bool split_forward = p.job.fp8 == Fp8Recipe::Blockwise || p.job.fp8 == Fp8Recipe::Mxfp8;
+  return split_forward ? fp8 * p.hardware.fp8_gemm_relative_efficiency : fp8;
+}
+
+double linear_gemm_backward_peak(const Problem& p, double dense_peak) {
+  const double fp8 = fp8_peak(p);
+  return fp8 > 0.0 ? fp8 * p.hardware.fp8_gemm_relative_efficiency : dense_peak;
 }
 
 Fp8Overhead fp8_cast_bytes(const Problem& p, const ParallelConfig& cfg, double tokens) {

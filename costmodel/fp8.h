@@ -11,7 +11,22 @@ namespace meshplan {
 /// attention BMMs stay in 16 bits (TE's FP8 dot-product attention is a separate opt-in,
 /// NVTE_FP8_DPA), and so does the LM head (Megatron-Core keeps the output layer out of FP8 unless
 /// asked). A profile without an fp8 peak is refused earlier (core/job_features.h).
+/// Under a recipe whose forward GEMMs accumulate in split (full) precision, blockwise and MXFP8
+/// ("FP8 block scaling requires split accumulation"; neither recipe overrides MMParams'
+/// use_split_accumulator=True for fprop: TransformerEngine common/recipe/__init__.py), that peak is
+/// scaled by the profile's fp8_gemm_relative_efficiency, as linear_gemm_backward_peak's.
 double linear_gemm_peak(const Problem& p, double dense_peak);
+
+/// Peak FLOP/s of the backward's linear-layer GEMMs (dgrad and wgrad): the FP8 peak times the
+/// profile's fp8_gemm_relative_efficiency under an FP8 recipe, else `dense_peak`. Transformer
+/// Engine runs them with split accumulation in every recipe (Float8CurrentScaling:
+/// fp8_gemm_dgrad / fp8_gemm_wgrad MMParams(use_split_accumulator=True), fprop False; delayed
+/// scaling's module defaults likewise), and that is how the FP8 rates behind the ratio were
+/// measured (torch._scaled_mm's default use_fast_accum=False in stas00/ml-engineering's
+/// mamf-finder.py; cuBLASLt without CUBLASLT_MATMUL_DESC_FAST_ACCUM in `meshplan calibrate`). The
+/// fast-accumulation forward of the delayed and current recipes has no measured rate, so it keeps
+/// the BF16 curve at the FP8 peak. torchao row-wise: `dense_peak` (its measured speedups, fp8_rowwise.h).
+double linear_gemm_backward_peak(const Problem& p, double dense_peak);
 
 /// Extra element-wise HBM bytes of one layer, one micro-batch, on one GPU, for the FP8 casts of
 /// the linear layers' inputs and output gradients. `tokens` = b * s/cp, `t` = tp, width of each

@@ -71,9 +71,12 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
   // shape, back to back. That is what TE's GroupedLinear does on Hopper by default: one cuBLAS GEMM
   // per expert over 4 streams (TransformerEngine cublaslt_gemm.cu multi_stream_cublas_gemm; CUTLASS's
   // single grouped kernel only with NVTE_USE_CUTLASS_GROUPED_GEMM=1). Stream concurrency is not credited.
-  const double expert_gemms =
-      local_experts * (gemm_time_s(hw, expert_peak, gated_mats(m) * 2.0 * tokens_per_expert * h * fe) +
-                       gemm_time_s(hw, expert_peak, 2.0 * tokens_per_expert * fe * h));
+  auto experts_at = [&](double gemm_peak) {
+    return local_experts * (gemm_time_s(hw, gemm_peak, gated_mats(m) * 2.0 * tokens_per_expert * h * fe) +
+                            gemm_time_s(hw, gemm_peak, 2.0 * tokens_per_expert * fe * h));
+  };
+  const double expert_gemms = experts_at(expert_peak);
+  const double expert_gemms_backward = experts_at(linear_gemm_backward_peak(p, peak));  // dgrad, wgrad (fp8.h)
   const double router = gemm_time_s(hw, peak, 2.0 * T * h * E);
   // The dispatcher's permutations (costmodel/moe_dispatch_traffic.h); the activation function reads
   // the gate/up outputs and writes its output (6 bytes per intermediate element gated, 4 plain),
@@ -84,9 +87,10 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
   const double act = memory_bound_time_s(hw, (stash_factor(m) * 2.0) * routed * cfg.etp * fe);
   const double fwd = r * (expert_gemms + router + act + memory_bound_time_s(hw, perm.forward_bytes));
   c.forward_s += fwd;
-  c.dx_gemm_s += r * (expert_gemms + router);
-  c.backward_input_s += r * (expert_gemms + router + 2.0 * act + memory_bound_time_s(hw, perm.backward_bytes));
-  c.backward_weight_s += r * (expert_gemms + router);
+  c.dx_gemm_s += r * (expert_gemms_backward + router);
+  c.backward_input_s +=
+      r * (expert_gemms_backward + router + 2.0 * act + memory_bound_time_s(hw, perm.backward_bytes));
+  c.backward_weight_s += r * (expert_gemms_backward + router);
   c.recompute_s += recomputed_layer_share(p.job.ac_policy, cfg.recompute) * fwd;  // costmodel/ac_policy.h
 }
 

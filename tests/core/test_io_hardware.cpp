@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/io.h"
 
@@ -205,6 +207,46 @@ TEST_CASE("sustained_clock_fraction: optional, 1 by default, round-trips, and mu
   const ErrorList errors = validate_hardware(hw);
   CHECK(std::any_of(errors.begin(), errors.end(),
                     [](const Error& x) { return x.field == "gpu.sustained_clock_fraction"; }));
+}
+
+TEST_CASE("fp8_gemm_relative_efficiency: optional, 1 by default, round-trips, refused outside 0.05..2") {
+  auto plain = parse_hardware(a100_text(), "test.yaml");
+  REQUIRE(plain.ok());
+  CHECK(plain.value().fp8_gemm_relative_efficiency == 1.0);
+  CHECK(hardware_to_yaml(plain.value()).find("fp8_gemm_relative_efficiency") == std::string::npos);
+  const std::string with =
+      replace(a100_text(), "  gemm_efficiency:\n", "  fp8_gemm_relative_efficiency: 0.833\n  gemm_efficiency:\n");
+  auto r = parse_hardware(with, "test.yaml");
+  REQUIRE(r.ok());
+  CHECK(r.value().fp8_gemm_relative_efficiency == 0.833);
+  auto back = parse_hardware(hardware_to_yaml(r.value()), "back.yaml");
+  REQUIRE(back.ok());
+  CHECK(back.value().fp8_gemm_relative_efficiency == 0.833);
+  for (const char* bad : {"0", "2.5", "-0.5", "0.01"}) {
+    Error e = profile_error(replace(with, "fp8_gemm_relative_efficiency: 0.833",
+                                    std::string("fp8_gemm_relative_efficiency: ") + bad));
+    CHECK(e.field == "gpu.fp8_gemm_relative_efficiency");
+    CHECK(e.value == bad);
+  }
+  HardwareProfile hw = r.value();
+  hw.fp8_gemm_relative_efficiency = 0.0;
+  const ErrorList errors = validate_hardware(hw);
+  CHECK(std::any_of(errors.begin(), errors.end(),
+                    [](const Error& x) { return x.field == "gpu.fp8_gemm_relative_efficiency"; }));
+}
+
+TEST_CASE("shipped FP8 profiles carry the measured FP8 / BF16 GEMM efficiency ratio of their sources") {
+  // h100: this project's calibrate (1390/1979) / (834/989); the others: ml-engineering's MAMF tables.
+  const std::vector<std::pair<const char*, double>> want = {
+      {"h100-80gb-sxm", 0.833}, {"h100-96gb-hbm2e-500w", 0.833}, {"h200-141gb-sxm", 0.914},
+      {"b200", 0.983},          {"gb200-nvl72", 0.992}};
+  for (const auto& [name, ratio] : want) {
+    auto r = load_hardware(name, kProfiles);
+    REQUIRE(r.ok());
+    CHECK(r.value().fp8_gemm_relative_efficiency == Approx(ratio));
+  }
+  CHECK((1390.0 / 1979.0) / (834.0 / 989.0) == Approx(0.833).margin(0.0005));
+  CHECK(0.763 / 0.776 == Approx(0.983).margin(0.0005));
 }
 
 TEST_CASE("the H100 and H200 profiles carry the GH100's measured sustained / burst GEMM ratio") {

@@ -43,6 +43,34 @@ TEST_CASE("fp8: linear GEMMs use the fp8 peak and attention and LM head stay at 
   CHECK(ends_compute(p, dp8()).head_forward_s == Approx(ends_bf.head_forward_s));
 }
 
+TEST_CASE("fp8: split-accumulation GEMMs run at the FP8 peak times the profile's FP8/BF16 efficiency ratio") {
+  Problem p = fp8_problem();
+  p.hardware.fp8_gemm_relative_efficiency = 0.8;
+  p.job.fp8 = Fp8Recipe::Current;  // fprop fast accumulation, dgrad/wgrad split (TE Float8CurrentScaling)
+  CHECK(linear_gemm_peak(p, 312e12) == 624e12);
+  CHECK(linear_gemm_backward_peak(p, 312e12) == Approx(0.8 * 624e12));
+  const LayerCompute cur = layer_compute(p, dp8());
+  p.hardware.fp8_gemm_relative_efficiency = 1.0;
+  const LayerCompute unit = layer_compute(p, dp8());
+  // Only the backward's GEMMs slow down, each by exactly 1/0.8 (same FLOPs, same curve point).
+  CHECK(cur.backward_weight_s == Approx(unit.backward_weight_s / 0.8));
+  CHECK(cur.dx_gemm_s == Approx(unit.dx_gemm_s / 0.8));
+  CHECK(cur.forward_s == Approx(unit.forward_s));
+  // Blockwise and MXFP8 accumulate in split precision in the forward too.
+  p.hardware.fp8_gemm_relative_efficiency = 0.8;
+  for (Fp8Recipe r : {Fp8Recipe::Blockwise, Fp8Recipe::Mxfp8}) {
+    p.job.fp8 = r;
+    CHECK(linear_gemm_peak(p, 312e12) == Approx(0.8 * 624e12));
+    CHECK(linear_gemm_backward_peak(p, 312e12) == Approx(0.8 * 624e12));
+  }
+  // No recipe and torchao row-wise: the 16-bit peak, whatever the ratio.
+  for (Fp8Recipe r : {Fp8Recipe::None, Fp8Recipe::Rowwise}) {
+    p.job.fp8 = r;
+    CHECK(linear_gemm_peak(p, 312e12) == 312e12);
+    CHECK(linear_gemm_backward_peak(p, 312e12) == 312e12);
+  }
+}
+
 TEST_CASE("fp8: cast bytes per recipe and closed form") {
   Problem p = fp8_problem();
   p.job.fp8 = Fp8Recipe::Delayed;
