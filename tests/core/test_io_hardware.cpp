@@ -238,7 +238,7 @@ TEST_CASE("fp8_gemm_relative_efficiency: optional, 1 by default, round-trips, re
 TEST_CASE("shipped FP8 profiles carry the measured FP8 / BF16 GEMM efficiency ratio of their sources") {
   // h100: this project's calibrate (1390/1979) / (834/989); the others: ml-engineering's MAMF tables.
   const std::vector<std::pair<const char*, double>> want = {
-      {"h100-80gb-sxm", 0.833}, {"h100-96gb-hbm2e-500w", 0.833}, {"h200-141gb-sxm", 0.914},
+      {"h100-80gb-sxm", 0.833}, {"h100-96gb-hbm2e-500w", 0.833}, {"h800-80gb-sxm", 0.833}, {"h200-141gb-sxm", 0.914},
       {"b200", 0.983},          {"gb200-nvl72", 0.992}};
   for (const auto& [name, ratio] : want) {
     auto r = load_hardware(name, kProfiles);
