@@ -1,5 +1,5 @@
 // --cp, --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
-// --cross-entropy: flags,
+// --cross-entropy, --moe-a2a-overlap: flags,
 // report JSON and plan-file reading.
 #include "cli/feature_options.h"
 
@@ -64,6 +64,11 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                                  "torchtitan: 14 + 22), generic (12 + 12) (default: the framework's: unfused "
                                  "for megatron, fused for nemo, torch_fp32 for torchtitan, else generic)"),
                  {"unfused", "fused", "torch_fp32", "generic"});
+  sub->add_flag("--moe-a2a-overlap", o.moe_a2a_overlap,
+                "Megatron-Core's --overlap-moe-expert-parallel-comm (+ --delay-wgrad-compute): the MoE expert "
+                "all-to-all of one micro-batch hidden under another's compute (combined 1F1B); needs "
+                "--framework megatron or nemo, a MoE model with --ep > 1, no full recompute and, with "
+                "--pp > 1, the interleaved schedule; plan keeps only such layouts (default off)");
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -132,6 +137,14 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
                         "use unfused, fused or generic");
     job.knobs.cross_entropy = *k;
   }
+  if (given(o.app, "--moe-a2a-overlap")) {
+    if (job.framework != Framework::Megatron && job.framework != Framework::Nemo)
+      return make_error(kCmd, "--moe-a2a-overlap", "true",
+                        std::string("is Megatron-Core's --overlap-moe-expert-parallel-comm; framework ") +
+                            to_string(job.framework) + " does not run it",
+                        "add --framework megatron or nemo, or drop --moe-a2a-overlap");
+    job.knobs.moe_a2a_overlap = o.moe_a2a_overlap;
+  }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
   return true;
@@ -157,6 +170,7 @@ void add_job_features(ojson& j, const Job& job) {
     j["torch_compile"] = job.knobs.torch_compile;
   if (job.knobs.cross_entropy != framework_knobs(framework_spec(job.framework)).cross_entropy)
     j["cross_entropy"] = to_string(job.knobs.cross_entropy);
+  if (job.knobs.moe_a2a_overlap) j["moe_a2a_overlap"] = true;
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
@@ -211,6 +225,15 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
       return make_error(file, at + ".torch_compile", j["torch_compile"].dump(), "is torchtitan's compile option",
                         "framework torchtitan, or drop the key");
     job.knobs.torch_compile = j["torch_compile"].get<bool>();
+  }
+  if (j.is_object() && j.contains("moe_a2a_overlap")) {
+    if (!j["moe_a2a_overlap"].is_boolean())
+      return make_error(file, at + ".moe_a2a_overlap", j["moe_a2a_overlap"].dump(), "must be true or false", "");
+    job.knobs.moe_a2a_overlap = j["moe_a2a_overlap"].get<bool>();
+    if (job.knobs.moe_a2a_overlap && job.framework != Framework::Megatron && job.framework != Framework::Nemo)
+      return make_error(file, at + ".moe_a2a_overlap", "true",
+                        "is Megatron-Core's overlap; framework " + std::string(to_string(job.framework)) + " does not run it",
+                        "framework megatron or nemo, or drop the key");
   }
   auto c = parse_cp_comm(cp_comm);
   if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather, a2a or torch_all_gather");

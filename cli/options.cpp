@@ -152,6 +152,10 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
     job.knobs.attention = *attention;
   }
   if (auto r = apply_feature_options(o.features, job); !r) return r.error();
+  if (job.knobs.moe_a2a_overlap && !p.model.moe.enabled())
+    return make_error(kCmd, "--moe-a2a-overlap", "true",
+                      "hides the expert all-to-all of a mixture-of-experts model; " + p.model.name + " is dense",
+                      "drop --moe-a2a-overlap");
   if (p.hardware.peak_flops_for(o.dtype) <= 0.0)
     return make_error(kCmd, "--dtype", o.dtype, "not listed in profile " + p.hardware.name,
                       "available: " + dtypes_of(p.hardware));

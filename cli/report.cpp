@@ -192,7 +192,8 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
     << " bytes/param (" << to_string(p.job.convention) << "), framework " << to_string(p.job.framework)
     << ", " << to_string(p.job.knobs.attention) << " attention"
     << (p.job.fp8 != Fp8Recipe::None ? std::string(", FP8 ") + to_string(p.job.fp8) + " (linear GEMMs)" : "")
-    << (p.job.compression != GradCompression::None ? ", grad compression " + grad_compression_text(p.job) : "") << "\n";
+    << (p.job.compression != GradCompression::None ? ", grad compression " + grad_compression_text(p.job) : "")
+    << (p.job.knobs.moe_a2a_overlap ? ", EP all-to-all overlapped (--moe-a2a-overlap)" : "") << "\n";
   o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << (c.cp > 1 ? " cp=" + std::to_string(c.cp) : "")
     << " zero=" << c.zero_stage
     << " micro_batch=" << c.micro_batch_size << " micro_batches=" << c.num_micro_batches

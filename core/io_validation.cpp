@@ -96,6 +96,9 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.overlap_param_gather =
       r.boolean(n, "overlap_param_gather", path + ".overlap_param_gather", false, "true|false");
   run.moe_a2a_overlap = r.boolean(n, "moe_a2a_overlap", path + ".moe_a2a_overlap", false, "true|false");
+  if (run.moe_a2a_overlap && run.framework != "megatron" && run.framework != "nemo")
+    r.fail(path + ".moe_a2a_overlap", run.framework, "is Megatron-Core's overlapped expert all-to-all",
+           "framework: megatron or nemo, or drop the key");
   run.dp_all_reduce = r.boolean(n, "dp_all_reduce", path + ".dp_all_reduce", false, "true|false");
   if (run.dp_all_reduce && run.zero_stage != 1)
     r.fail(path + ".dp_all_reduce", std::to_string(run.zero_stage), "is a ZeRO-1 reduction (zero: 1 only)",

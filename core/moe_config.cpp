@@ -12,6 +12,22 @@ int expert_data_parallel(const ParallelConfig& c) {
   return static_cast<int>(folded / group);
 }
 
+// Megatron-Core's asserts on --overlap-moe-expert-parallel-comm (core/moe_config.h).
+static void check_a2a_overlap(const Problem& p, const ParallelConfig& c, const std::string& w, ErrorList& e) {
+  if (!p.job.knobs.moe_a2a_overlap) return;
+  const char* flag = "--moe-a2a-overlap";
+  // Which framework runs it is the job's business (the CLI and plan-file reader refuse the others).
+  if (!p.model.moe.enabled() || c.ep <= 1)
+    e.push_back(make_error(w, flag, "true", "needs a mixture-of-experts model with --ep > 1 (ep=" + str(c.ep) + ")",
+                           "raise --ep, or drop --moe-a2a-overlap"));
+  else if (c.pp > 1 && c.virtual_stages <= 1)
+    e.push_back(make_error(w, flag, "true", "with pp=" + str(c.pp) + " needs a virtual pipeline (virtual stages 1)",
+                           "add --schedule interleaved --virtual-stages 2, or use --pp 1"));
+  else if (c.recompute == Recompute::Full)
+    e.push_back(make_error(w, flag, "true", "cannot run under full recomputation",
+                           "use --recompute selective or none"));
+}
+
 ErrorList validate_moe_config(const Problem& p, const ParallelConfig& c, const std::string& w) {
   ErrorList e;
   const MoeSpec& moe = p.model.moe;
@@ -19,6 +35,7 @@ ErrorList validate_moe_config(const Problem& p, const ParallelConfig& c, const s
     e.push_back(make_error(w, c.ep < 1 ? "--ep" : "--etp", str(c.ep < 1 ? c.ep : c.etp), "must be >= 1", "e.g. --ep 8"));
     return e;
   }
+  check_a2a_overlap(p, c, w, e);
   if (!moe.enabled()) {
     if (c.ep > 1 || c.etp > 1)
       e.push_back(make_error(w, c.ep > 1 ? "--ep" : "--etp", str(c.ep > 1 ? c.ep : c.etp),

@@ -24,6 +24,12 @@ int expert_data_parallel(const ParallelConfig& cfg);
 ///  - ZeRO-3 with experts: meshplan models expert weights replicated within their EP x ETP shard
 ///    (Megatron-Core's distributed optimizer, i.e. ZeRO-1/2); a fully sharded expert layout is not
 ///    modelled, so it is refused rather than mis-costed.
+///  - --moe-a2a-overlap (FrameworkKnobs::moe_a2a_overlap) where Megatron-Core refuses it
+///    (transformer_config.py, `if self.overlap_moe_expert_parallel_comm:`): a dense model or ep = 1
+///    ("only supported with expert model parallelism"), pp > 1 without a virtual pipeline
+///    ("virtual_pipeline_model_parallel_size must be specified when pipeline_model_parallel_size > 1"),
+///    and full recompute ("Disable full recomputation"). That only Megatron-LM and NeMo run it is
+///    checked where the job is built (cli/feature_options.cpp), not per configuration.
 ErrorList validate_moe_config(const Problem& p, const ParallelConfig& cfg, const std::string& where);
 
 }  // namespace meshplan

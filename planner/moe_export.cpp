@@ -56,6 +56,10 @@ std::vector<std::pair<std::string, std::string>> megatron_moe_flags(const Proble
   f.push_back({"--moe-grouped-gemm", ""});
   f.push_back({"--moe-token-dispatcher-type", "alltoall"});
   if (p.job.moe_capacity_factor > 0) f.push_back({"--moe-expert-capacity-factor", number(p.job.moe_capacity_factor)});
+  if (p.job.knobs.moe_a2a_overlap) {  // as costed (costmodel/moe_a2a_overlap.h): both flags, as Megatron-Bridge sets them
+    f.push_back({"--overlap-moe-expert-parallel-comm", ""});
+    f.push_back({"--delay-wgrad-compute", ""});
+  }
   return f;
 }
 
@@ -74,6 +78,7 @@ std::string nemo_moe_keys(const Problem& p, const ParallelConfig& c) {
     o << "  moe_shared_expert_intermediate_size: "
       << m.moe.num_shared_experts * m.moe.shared_expert_intermediate_size << "\n";
   if (!every_layer_moe(m)) o << "  moe_layer_freq: " << layer_pattern(m) << "\n";
+  if (p.job.knobs.moe_a2a_overlap) o << "  overlap_moe_expert_parallel_comm: true\n  delay_wgrad_compute: true\n";
   return o.str();
 }
 
@@ -85,6 +90,10 @@ std::string torchtitan_moe_keys(const Problem& p, const ParallelConfig& c) {
 Result<bool> check_deepspeed_moe(const Problem& p, const ParallelConfig& c) {
   if (!p.model.moe.enabled()) return true;
   const std::string where = "--export deepspeed";
+  if (p.job.knobs.moe_a2a_overlap)
+    return make_error(where, "moe_a2a_overlap", "true",
+                      "is Megatron-Core's overlapped expert all-to-all (combined 1F1B); DeepSpeed-MoE has none",
+                      "plan without --moe-a2a-overlap, or export for megatron");
   if (c.dp % c.ep != 0)
     return make_error(where, "ep", str(c.ep),
                       "DeepSpeed-MoE forms expert-parallel groups inside the data-parallel group, so ep must divide dp=" +

@@ -14,7 +14,8 @@ namespace meshplan {
 /// --expert-tensor-parallel-size (written even when equal to tp, whose value it defaults to),
 /// --moe-grouped-gemm, --moe-token-dispatcher-type alltoall (the README recommends it with EP),
 /// --moe-shared-expert-intermediate-size, --moe-layer-freq as a Python list expression,
-/// --moe-router-enable-expert-bias, --moe-expert-capacity-factor; for MLA --multi-latent-attention,
+/// --moe-router-enable-expert-bias, --moe-expert-capacity-factor, --overlap-moe-expert-parallel-comm and
+/// --delay-wgrad-compute under FrameworkKnobs::moe_a2a_overlap; for MLA --multi-latent-attention,
 /// --q-lora-rank, --kv-lora-rank, --qk-head-dim, --qk-pos-emb-head-dim, --v-head-dim. Empty for
 /// dense models. Pairs of (flag, value); an empty value is a switch.
 std::vector<std::pair<std::string, std::string>> megatron_moe_flags(const Problem& p, const ParallelConfig& c);
@@ -32,7 +33,8 @@ std::string torchtitan_moe_keys(const Problem& p, const ParallelConfig& c);
 /// DeepSpeed-MoE builds its expert-parallel groups inside the data-parallel group
 /// (deepspeed/utils/groups.py, _create_expert_data_and_model_parallel: dp world size divisible by
 /// ep_size), so ep must divide dp; its experts are either whole or split by the model's own TP
-/// (enable_expert_tensor_parallelism), so etp must be 1 or tp. Anything else is the one-line Error.
+/// (enable_expert_tensor_parallelism), so etp must be 1 or tp; it has no overlapped expert all-to-all
+/// (--moe-a2a-overlap). Anything else is the one-line Error.
 Result<bool> check_deepspeed_moe(const Problem& p, const ParallelConfig& c);
 
 /// One line for DeepSpeed MoE exports: ds_config.json has no expert keys, ep_size goes to the model's

@@ -21,6 +21,7 @@ std::vector<ExpertChoice> expert_domain(const Problem& p, const SearchSpace& s, 
   std::vector<ExpertChoice> out;
   for (int64_t ep : eps) {
     if (ep < 1 || moe.num_experts % ep != 0) continue;
+    if (ep == 1 && p.job.knobs.moe_a2a_overlap) continue;  // the overlap needs EP (core/moe_config.h)
     for (int etp : etps) {
       if (etp < 1 || folded % (ep * etp) != 0) continue;
       if ((etp > gpn || gpn % etp != 0) && !p.job.allow_tp_across_nodes) continue;
@@ -35,6 +36,13 @@ void restrict_to_moe(const Problem& p, LayoutDims& d) {
   if (d.tp > 1) d.sequence_parallel.erase(std::remove(d.sequence_parallel.begin(), d.sequence_parallel.end(), 0),
                                           d.sequence_parallel.end());
   d.zeros.erase(std::remove_if(d.zeros.begin(), d.zeros.end(), [](int z) { return z >= 3; }), d.zeros.end());
+  if (!p.job.knobs.moe_a2a_overlap) return;
+  // --moe-a2a-overlap: no full recompute, and a virtual pipeline whenever pp > 1 (core/moe_config.h).
+  d.recomputes.erase(std::remove(d.recomputes.begin(), d.recomputes.end(), Recompute::Full), d.recomputes.end());
+  if (d.pp > 1)
+    d.schedules.erase(std::remove_if(d.schedules.begin(), d.schedules.end(),
+                                     [](const ScheduleChoice& sc) { return sc.virtual_stages <= 1; }),
+                      d.schedules.end());
 }
 
 }  // namespace meshplan

@@ -22,7 +22,9 @@ struct ExpertChoice {
 std::vector<ExpertChoice> expert_domain(const Problem& p, const SearchSpace& s, int tp, int64_t dp, int cp = 1);
 
 /// Cuts a layout's dimensions to what MoE models run: sequence parallelism on whenever tp > 1
-/// (Megatron-Core asserts it), no ZeRO-3 (core/moe_config.h). Dense models unchanged.
+/// (Megatron-Core asserts it), no ZeRO-3 (core/moe_config.h); under --moe-a2a-overlap also no full
+/// recompute and, with pp > 1, only interleaved schedules (expert_domain drops ep = 1 then too).
+/// Dense models unchanged.
 void restrict_to_moe(const Problem& p, LayoutDims& d);
 
 }  // namespace meshplan

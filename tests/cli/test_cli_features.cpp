@@ -114,3 +114,41 @@ TEST_CASE("attention kernel flag: the framework's kernel by default, the flag's 
   CHECK(step(over.out) == Approx(step(def.out)));
   check_bad(base + " --attention-kernel xformers", {"--attention-kernel", "xformers"});
 }
+
+TEST_CASE("estimate --moe-a2a-overlap hides the EP all-to-all, round-trips through the plan file, refusals in one line") {
+  const std::string moe = source_path("examples/models/qwen3-30b-a3b.json");
+  const std::string base = "estimate --model " + moe + " --hardware h100-80gb-sxm --gpus 16 --global-batch 1024 "
+                           "--seq 4096 --framework megatron --pp 2 --ep 8 --schedule interleaved --virtual-stages 2 ";
+  const std::string plan = scratch_dir() + "/a2a-plan.json";
+  CliResult off = run_cli(base + "--format json");
+  CliResult on = run_cli(base + "--moe-a2a-overlap --format json --output " + plan);
+  INFO(on.err);
+  REQUIRE(off.exit_code == 0);
+  REQUIRE(on.exit_code == 0);
+  auto field = [](const std::string& j, const std::string& key) {
+    const size_t at = j.find("\"" + key + "\": ");
+    REQUIRE(at != std::string::npos);
+    return std::stod(j.substr(at + key.size() + 4));
+  };
+  CHECK(field(off.out, "tp_comm_s") > 0.0);  // the dispatch/combine all-to-all, exposed
+  CHECK(field(on.out, "tp_comm_s") < field(off.out, "tp_comm_s"));
+  CHECK(field(on.out, "step_s") < field(off.out, "step_s"));
+  CHECK(slurp(plan).find("\"moe_a2a_overlap\": true") != std::string::npos);
+  CliResult again = run_cli("estimate --plan " + plan + " --format json");
+  REQUIRE(again.exit_code == 0);
+  CHECK(field(again.out, "step_s") == Approx(field(on.out, "step_s")));
+  CHECK(off.out.find("moe_a2a_overlap") == std::string::npos);
+  CliResult text = run_cli("estimate --plan " + plan);
+  CHECK(text.out.find("EP all-to-all overlapped") != std::string::npos);
+  const std::string pp2 = "estimate --model " + moe + " --hardware h100-80gb-sxm --gpus 16 --global-batch 1024 "
+                          "--seq 4096 --framework megatron --pp 2 --ep 8 ";
+  check_bad(pp2 + "--moe-a2a-overlap", {"--moe-a2a-overlap", "virtual pipeline"});
+  check_bad(base + "--moe-a2a-overlap --recompute full", {"--moe-a2a-overlap", "full recomputation"});
+  check_bad("estimate --model " + moe + " --hardware h100-80gb-sxm --gpus 16 --global-batch 16 --framework deepspeed "
+            "--ep 8 --moe-a2a-overlap", {"--moe-a2a-overlap", "deepspeed"});
+  check_bad(est("h100-80gb-sxm", "--framework megatron --moe-a2a-overlap"), {"--moe-a2a-overlap", "dense"});
+  CliResult ex = run_cli(base + "--moe-a2a-overlap --export slurm");
+  REQUIRE(ex.exit_code == 0);
+  CHECK(ex.out.find("--overlap-moe-expert-parallel-comm") != std::string::npos);
+  CHECK(ex.out.find("--delay-wgrad-compute") != std::string::npos);
+}

@@ -166,6 +166,25 @@ runs:
   CHECK(bad.error().one_line().find("mxfp8") != std::string::npos);  // the hint names the accepted recipes
 }
 
+TEST_CASE("moe_a2a_overlap is read for megatron and nemo runs and refused for other frameworks") {
+  const std::string row = R"(
+source: test
+hardware: h100-80gb-sxm
+models:
+  m: {n_embd: 2048, n_layer: 24, n_head: 16, vocab_size: 50368, n_positions: 2048, dropout: false}
+runs:
+  - {model: m, gpus: 8, dp: 8, zero: 1, global_batch: 64, micro_batch: 8, tokens_per_s_per_gpu: 1, moe_a2a_overlap: true, framework: )";
+  for (const char* fw : {"megatron", "nemo"}) {
+    auto ok = parse_validation(row + fw + "}\n", "t.yaml");
+    INFO(fw);
+    REQUIRE(ok.ok());
+    CHECK(ok.value().runs[0].moe_a2a_overlap);
+  }
+  auto bad = parse_validation(row + "deepspeed}\n", "t.yaml");
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().field == "runs[0].moe_a2a_overlap");
+}
+
 TEST_CASE("Korthikanti Table 5 is the tuning set, materialized, the ZeRO-3 rows are DeepSpeed") {
   auto k = load_validation(kSource + "/validation/korthikanti2022-table5.yaml");
   REQUIRE(k.ok());

@@ -124,3 +124,69 @@ TEST_CASE("Megatron export carries the MoE and MLA flags, DeepSpeed refuses what
   dc.tp = 8; dc.dp = 8; dc.num_micro_batches = 8;
   CHECK(megatron_args(dense, dc).find("expert") == std::string::npos);
 }
+
+TEST_CASE("moe a2a overlap: Megatron-Core's rules in validate_moe_config, the planner's space and the exports") {
+  Problem p = moe_problem(meshplan_test::small_moe(), 32, 64, 2048);
+  p.job.framework = Framework::Megatron;
+  p.job.knobs.moe_a2a_overlap = true;
+  ParallelConfig c;
+  c.tp = 1; c.pp = 2; c.dp = 16; c.ep = 8; c.etp = 1; c.zero_stage = 1;
+  c.num_micro_batches = 4;
+  c.schedule = ScheduleKind::Interleaved;
+  c.virtual_stages = 2;
+  REQUIRE(validate_config(p, c, "t").empty());
+  auto refused = [&](ParallelConfig bad, const Problem& q, const char* why) {
+    const ErrorList e = validate_config(q, bad, "t");
+    INFO(why);
+    REQUIRE(e.size() == 1);
+    CHECK(e.front().field == "--moe-a2a-overlap");
+    CHECK(e.front().one_line().find(why) != std::string::npos);
+  };
+  ParallelConfig no_v = c;
+  no_v.schedule = ScheduleKind::OneFOneB;
+  no_v.virtual_stages = 1;
+  refused(no_v, p, "virtual pipeline");
+  ParallelConfig pp1 = no_v;  // pp 1 needs no virtual pipeline
+  pp1.pp = 1; pp1.dp = 32; pp1.num_micro_batches = 2;
+  CHECK(validate_config(p, pp1, "t").empty());
+  ParallelConfig full = c;
+  full.recompute = Recompute::Full;
+  refused(full, p, "full recomputation");
+  ParallelConfig ep1 = c;
+  ep1.ep = 1;
+  refused(ep1, p, "--ep > 1");
+  // The planner's space keeps only what the overlap runs under: ep > 1, no full recompute, and an
+  // interleaved schedule whenever pp > 1; every ranked candidate passes validate_config.
+  CHECK(expert_domain(p, SearchSpace{}, 1, 16).front().ep > 1);
+  SearchOptions opt;
+  opt.top_k = 50;
+  const SearchResult r = search(p, opt);
+  REQUIRE(!r.top.empty());
+  for (const StepEstimate& e : r.top) {
+    INFO("pp " << e.config.pp << " v " << e.config.virtual_stages << " ep " << e.config.ep);
+    CHECK(e.config.ep > 1);
+    CHECK(e.config.recompute != Recompute::Full);
+    CHECK((e.config.pp == 1 || e.config.virtual_stages > 1));
+    CHECK(validate_config(p, e.config, "t").empty());
+  }
+  const SearchResult plain = search_reference(p, opt);
+  CHECK(r.space == plain.space);
+  REQUIRE(r.top.size() == plain.top.size());
+  CHECK(r.top.front().time.step_s == plain.top.front().time.step_s);
+  // Exports: Megatron's two flags, NeMo's two keys; DeepSpeed refuses, naming the overlap.
+  const std::string args = megatron_args(p, c);
+  CHECK(args.find("--overlap-moe-expert-parallel-comm") != std::string::npos);
+  CHECK(args.find("--delay-wgrad-compute") != std::string::npos);
+  Problem nemo_p = p;
+  nemo_p.job.framework = Framework::Nemo;
+  auto nemo = export_for_framework("nemo", nemo_p, c);
+  INFO((nemo.ok() ? std::string() : nemo.error().one_line()));
+  REQUIRE(nemo.ok());
+  CHECK(nemo.value().text.find("overlap_moe_expert_parallel_comm: true") != std::string::npos);
+  CHECK(nemo.value().text.find("delay_wgrad_compute: true") != std::string::npos);
+  auto ds_export = export_for_framework("deepspeed", p, pp1);
+  REQUIRE(!ds_export.ok());
+  CHECK(ds_export.error().field == "moe_a2a_overlap");
+  p.job.knobs.moe_a2a_overlap = false;
+  CHECK(megatron_args(p, c).find("overlap-moe") == std::string::npos);
+}

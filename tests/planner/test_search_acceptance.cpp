@@ -117,8 +117,11 @@ TEST_CASE("the planner's best is at least as fast as every published run (publis
       REQUIRE(!r.top.empty());
       // Rank of the published configuration among all fitting ones (1 = best).
       int64_t better = 0, fitting = 0;
+      bool in_space = false;  // the published layout is one the planner enumerates
+      const std::string published_text = describe_config(published.config);
       for_each_config(p, opt.space, [&](const ParallelConfig& c, Reason why, int64_t) {
         if (why != Reason::None) return;
+        in_space = in_space || describe_config(c) == published_text;
         const StepEstimate e = estimate_step(p, c);
         if (!e.fits) return;
         ++fitting;
@@ -134,7 +137,13 @@ TEST_CASE("the planner's best is at least as fast as every published run (publis
       // A published layout our memory model says does not fit cannot be the planner's pick (the line
       // above records it; e.g. llm-foundry's micro-batch 10 on A100-40GB), nor can a run the model
       // cannot express (FP8, context parallelism: `meshplan validate` skips them).
-      if (published.fits && skip_reason(run).empty()) CHECK(r.top[0].time.step_s <= published.time.step_s);
+      // Under --moe-a2a-overlap the space is what Megatron-Core runs with it (interleaved whenever
+      // pp > 1, with equal chunks); Qwen3-235B's published PP8 x VP4 over 94 layers is an uneven
+      // split outside it, so the planner is not asked to beat it there.
+      const bool overlap_outside = p.job.knobs.moe_a2a_overlap && !in_space;
+      if (overlap_outside) std::printf("  (published layout outside the --moe-a2a-overlap space)\n");
+      if (published.fits && skip_reason(run).empty() && !overlap_outside)
+        CHECK(r.top[0].time.step_s <= published.time.step_s);
       CHECK(r.fitting() == fitting);
       ++runs;
     }
