@@ -101,13 +101,25 @@ static std::vector<int64_t> micro_batch_domain(const Problem& p, const SearchSpa
   return divisors(B % dp == 0 ? B / dp : B);
 }
 
-// Interleaved virtual stages: Megatron needs equal chunks, so v divides L/pp (v >= 2).
+// Interleaved virtual stages. Where pp divides the layers, equal chunks: v divides L/pp (v >= 2).
+// Where it does not (Qwen3-235B's 94 layers, DeepSeek-V3's 61 over pp 8 or 16), the chunks are
+// uneven, as Megatron-LM states with --pipeline-model-parallel-layout (planner/export.cpp) and as
+// meshplan's executor splits them; then v from {2, 3, 4, 6, 8, 12, 16, ...} (doubling 2 and 3) with
+// pp*v <= L, each chunk at least one layer (Megatron-Bridge's MoE recipes run VP 2-12: 4 for
+// Qwen3-235B and DeepSeek-V3 over PP 8). Frameworks that need equal chunks drop the uneven ones
+// (restrict_to_framework).
 static std::vector<int> default_virtual_stages(const Problem& p, int pp) {
   const int64_t L = p.model.num_layers;
   std::vector<int> out;
-  if (pp < 2 || L % pp != 0) return out;
-  for (int64_t v : divisors(L / pp))
-    if (v >= 2) out.push_back(static_cast<int>(v));
+  if (pp < 2) return out;
+  if (L % pp == 0) {
+    for (int64_t v : divisors(L / pp))
+      if (v >= 2) out.push_back(static_cast<int>(v));
+    return out;
+  }
+  for (int64_t base : {int64_t{2}, int64_t{3}})
+    for (int64_t v = base; static_cast<int64_t>(pp) * v <= L; v *= 2) out.push_back(static_cast<int>(v));
+  std::sort(out.begin(), out.end());
   return out;
 }
 
