@@ -74,6 +74,10 @@ struct HardwareProfile {
   /// over the BF16 GEMM's share of the BF16 peak, both measured the same way (gpu.fp8_gemm_relative_efficiency;
   /// costmodel/README.md "FP8 GEMM rate"). The FP8 GEMM curve is the BF16 curve times this. 1 = not measured.
   double fp8_gemm_relative_efficiency = 1.0;
+  /// CUDA compute capability of the GPU (gpu.compute_capability, e.g. 9.0 Hopper, 10.0 Blackwell B200/GB200);
+  /// 0 = not given. What depends on it: whether FP8 GEMMs take only the TN layout, so that Transformer
+  /// Engine keeps FP8 transposes (costmodel/fp8.h fp8_gemm_needs_transposes).
+  double compute_capability = 0.0;
   /// Fraction of the dense peak a fused (FlashAttention-style) attention kernel reaches on this GPU,
   /// forward and backward; 0 = costmodel/attention.h's default (0.8 / 0.7 x the GEMM curve).
   double fused_attention_forward_efficiency = 0.0;

@@ -69,6 +69,8 @@ void read_gpu(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
   }
   hw.sustained_clock_fraction = r.number(gpu, "sustained_clock_fraction", "gpu.sustained_clock_fraction", 1.0,
                                         "sustained / burst tensor throughput at the power limit, e.g. 0.888");
+  hw.compute_capability = r.number(gpu, "compute_capability", "gpu.compute_capability", 0.0,
+                                   "CUDA compute capability, e.g. 9.0 (H100) or 10.0 (B200)");
   hw.fp8_gemm_relative_efficiency =
       r.number(gpu, "fp8_gemm_relative_efficiency", "gpu.fp8_gemm_relative_efficiency", 1.0,
                "(FP8 GEMM TFLOP/s / FP8 peak) / (BF16 GEMM TFLOP/s / BF16 peak), e.g. 0.833 for H100 SXM");
@@ -178,6 +180,8 @@ void check_fractions(Reader& r, const HardwareProfile& hw) {
   check_fraction(r, "gpu.hbm_efficiency", hw.hbm_efficiency, "achievable fraction of HBM bandwidth, e.g. 0.8");
   check_fraction(r, "gpu.sustained_clock_fraction", hw.sustained_clock_fraction,
                  "sustained / burst tensor throughput at the power limit, e.g. 0.888 for H100 at 700 W");
+  check_in(r, "gpu.compute_capability", hw.compute_capability, 1.0, 0.0, limits::kMaxComputeCapability,
+           "CUDA compute capability, e.g. 9.0 (H100) or 10.0 (B200); 0 = not given");
   check_in(r, "gpu.fp8_gemm_relative_efficiency", hw.fp8_gemm_relative_efficiency, 1.0, limits::kMinFp8RelativeEfficiency,
            limits::kMaxFp8RelativeEfficiency,
            "(FP8 GEMM TFLOP/s / FP8 peak) / (BF16 GEMM TFLOP/s / BF16 peak), e.g. 0.833 for H100 SXM");
@@ -289,6 +293,7 @@ nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
   gpu["gemm_efficiency"] = curve;
   if (hw.sustained_clock_fraction != 1.0)
     gpu["sustained_clock_fraction"] = scaled_json(hw.sustained_clock_fraction, 1.0);
+  if (hw.compute_capability > 0.0) gpu["compute_capability"] = scaled_json(hw.compute_capability, 1.0);
   if (hw.fp8_gemm_relative_efficiency != 1.0)
     gpu["fp8_gemm_relative_efficiency"] = scaled_json(hw.fp8_gemm_relative_efficiency, 1.0);
   if (hw.fused_attention_forward_efficiency > 0.0)

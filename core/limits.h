@@ -39,6 +39,7 @@ constexpr double kMinGemmGflop = 1e-9, kMaxGemmGflop = 1e12;       // one GEMM c
 constexpr int64_t kMaxGpusPerNode = 4096;
 constexpr double kMinEfficiency = 1e-4;                            // every efficiency: 1e-4..1
 constexpr double kMaxDollarsPerGpuHour = 1e4;
+constexpr double kMaxComputeCapability = 100.0;  // gpu.compute_capability (Blackwell: 10.0, 12.0)
 constexpr double kMinFp8RelativeEfficiency = 0.05, kMaxFp8RelativeEfficiency = 2.0;  // FP8 vs BF16 GEMM share of peak
 
 // Simulated micro-batch passes (pp * v * M, each a forward, a backward and their sends/receives):

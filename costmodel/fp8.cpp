@@ -28,6 +28,12 @@ double linear_gemm_backward_peak(const Problem& p, double dense_peak) {
   return fp8 > 0.0 ? fp8 * p.hardware.fp8_gemm_relative_efficiency : dense_peak;
 }
 
+bool fp8_gemm_needs_transposes(const HardwareProfile& hw) {
+  const double cc = hw.compute_capability;
+  if (!(cc > 0.0)) return true;
+  return !((cc >= 10.0 && cc < 12.0) || cc >= 13.0);
+}
+
 Fp8Overhead fp8_cast_bytes(const Problem& p, const ParallelConfig& cfg, double tokens) {
   Fp8Overhead o;
   // Row-wise casts are inside its measured speedups (costmodel/fp8_rowwise.h).
@@ -44,16 +50,17 @@ Fp8Overhead fp8_cast_bytes(const Problem& p, const ParallelConfig& cfg, double t
   const bool blocked = p.job.fp8 == Fp8Recipe::Blockwise || p.job.fp8 == Fp8Recipe::Mxfp8;
   const double cast = p.job.fp8 == Fp8Recipe::Current ? 5.0 : 3.0;
   o.forward_bytes = cast * inputs;
+  const double transposes = fp8_gemm_needs_transposes(p.hardware) ? 2.0 * (inputs + outputs) : 0.0;
   o.backward_bytes = blocked ? 4.0 * outputs + 2.0 * inputs   // row+col quantize of grads; col copy of inputs
-                             : cast * outputs + 2.0 * (inputs + outputs);  // cast + FP8 transposes
+                             : cast * outputs + transposes;   // cast + FP8 transposes (TN-only GPUs)
   return o;
 }
 
-double fp8_weight_bytes_per_param(Fp8Recipe r) {
+double fp8_weight_bytes_per_param(Fp8Recipe r, bool transposes) {
   switch (r) {
     case Fp8Recipe::None: return 0.0;
     case Fp8Recipe::Delayed:
-    case Fp8Recipe::Current: return 2.0;
+    case Fp8Recipe::Current: return transposes ? 2.0 : 1.0;
     case Fp8Recipe::Blockwise: return 2.0 + 2.0 * 4.0 / 16384.0;
     case Fp8Recipe::Mxfp8: return 2.0 + 2.0 / 32.0;
     case Fp8Recipe::Rowwise: return 0.0;  // torchao casts the 16-bit weights at every use, keeps no copy

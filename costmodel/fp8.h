@@ -1,6 +1,7 @@
 // FP8 training per Transformer Engine recipes: which GEMMs run in FP8, the cast/transpose kernels
 // they add, and the FP8 weight copies and scaling state they keep in memory.
 #pragma once
+#include "core/hardware_profile.h"
 #include "core/parallel_config.h"
 
 namespace meshplan {
@@ -28,13 +29,22 @@ double linear_gemm_peak(const Problem& p, double dense_peak);
 /// the BF16 curve at the FP8 peak. torchao row-wise: `dense_peak` (its measured speedups, fp8_rowwise.h).
 double linear_gemm_backward_peak(const Problem& p, double dense_peak);
 
+/// Whether FP8 GEMMs on this GPU take only the TN layout (both operands K-major), so that Transformer
+/// Engine's delayed and current recipes keep FP8 transposes of the weights and write transposed
+/// copies of the saved inputs and output gradients for the backward. TE's own rule
+/// (transformer_engine/pytorch/utils.py is_non_tn_fp8_gemm_supported): non-TN FP8 GEMMs on compute
+/// capability 10.x-11.x and >= 13 (Blackwell data-center parts), TN only before (Hopper 9.0, Ada 8.9).
+/// A profile without gpu.compute_capability keeps the transposes (what the model did before).
+bool fp8_gemm_needs_transposes(const HardwareProfile& hw);
+
 /// Extra element-wise HBM bytes of one layer, one micro-batch, on one GPU, for the FP8 casts of
 /// the linear layers' inputs and output gradients. `tokens` = b * s/cp, `t` = tp, width of each
 /// GEMM input: QKV h, out-projection h, MLP up h, MLP down f (gated: f too).
 /// Per element cast from 16 bits: read 2 + write 1 bytes. Delayed scaling (amax from history)
 /// casts in one pass; current scaling (Float8CurrentScaling) reads the tensor once more for its
 /// amax: 5 bytes. Hopper FP8 GEMMs need both operands K-major, so the backward also writes the FP8
-/// transposes of the saved inputs and the output gradients (read 1, write 1). Blockwise (1x128 /
+/// transposes of the saved inputs and the output gradients (read 1, write 1), which Blackwell does not
+/// need (fp8_gemm_needs_transposes). Blockwise (1x128 /
 /// 128x128 scales) and MXFP8 (1x32 E8M0 scales) quantize row- and column-wise copies from the
 /// 16-bit tensor in one pass (read 2, write 2) instead of transposing.
 struct Fp8Overhead {
@@ -43,11 +53,12 @@ struct Fp8Overhead {
 };
 Fp8Overhead fp8_cast_bytes(const Problem& p, const ParallelConfig& cfg, double tokens);
 
-/// Extra bytes per linear-layer weight parameter kept for FP8: the FP8 copy (1 byte) and its
-/// transpose (1 byte) for delayed and current scaling (TE caches both across micro-batches);
+/// Extra bytes per linear-layer weight parameter kept for FP8: the FP8 copy (1 byte) and, where the
+/// GPU needs it (`transposes`, fp8_gemm_needs_transposes), its transpose (1 byte) for delayed and
+/// current scaling (TE caches both across micro-batches);
 /// the row- and column-wise copies plus their scales for blockwise (one fp32 per 128x128 block
 /// each, 2 * 4/16384) and MXFP8 (one byte per 32 elements each, 2/32). 0 without FP8.
-double fp8_weight_bytes_per_param(Fp8Recipe r);
+double fp8_weight_bytes_per_param(Fp8Recipe r, bool transposes = true);
 
 /// Scaling state of one layer's four FP8 modules (QKV, out-projection, MLP up, MLP down):
 /// delayed scaling keeps an amax history per FP8 tensor (forward: input, weight, output; backward:

@@ -64,7 +64,7 @@ static double fp8_layer_copy_bytes(const Problem& p, const ParallelConfig& cfg) 
   if (p.job.fp8 == Fp8Recipe::None) return 0.0;
   const double norms = p.model.layer_norm_parameters();
   const double linear = layer_parameters_per_gpu(p.model, cfg.tp) - norms + expert_layer_parameters_per_gpu(p.model, cfg);
-  return linear * fp8_weight_bytes_per_param(p.job.fp8);
+  return linear * fp8_weight_bytes_per_param(p.job.fp8, fp8_gemm_needs_transposes(p.hardware));
 }
 
 double fp8_stage_bytes(const Problem& p, const ParallelConfig& cfg, int layers) {

@@ -61,6 +61,7 @@ HardwareProfile cuda_calibrated_profile(const CudaCalibrationResult& r, const Cu
   hw.source = src.str();
   hw.provenance = Provenance{"calibrated", date, c.host, tool_version};
   hw.gpu = r.device_name;
+  hw.compute_capability = r.compute_capability / 10.0;  // sm_90 -> 9.0 (costmodel/fp8.h transposes)
   hw.memory_bytes = r.device_memory_bytes;
   // What the CUDA context, NCCL and cuBLASLt hold is not measured separately here: keep the base
   // profile's allowances when given, else the datasheet profiles' usual 2.5 GB + 2 GB.

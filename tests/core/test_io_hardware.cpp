@@ -235,6 +235,31 @@ TEST_CASE("fp8_gemm_relative_efficiency: optional, 1 by default, round-trips, re
                     [](const Error& x) { return x.field == "gpu.fp8_gemm_relative_efficiency"; }));
 }
 
+TEST_CASE("compute_capability: optional, round-trips, refused outside 0..100, and the shipped profiles carry theirs") {
+  auto plain = parse_hardware(a100_text(), "test.yaml");
+  REQUIRE(plain.ok());
+  CHECK(plain.value().compute_capability == 0.0);
+  const std::string with = replace(a100_text(), "  gemm_efficiency:\n", "  compute_capability: 9.0\n  gemm_efficiency:\n");
+  auto r = parse_hardware(with, "test.yaml");
+  REQUIRE(r.ok());
+  CHECK(r.value().compute_capability == 9.0);
+  auto back = parse_hardware(hardware_to_yaml(r.value()), "back.yaml");
+  REQUIRE(back.ok());
+  CHECK(back.value().compute_capability == 9.0);
+  for (const char* bad : {"-1", "101"}) {
+    Error e = profile_error(replace(with, "compute_capability: 9.0", std::string("compute_capability: ") + bad));
+    CHECK(e.field == "gpu.compute_capability");
+  }
+  const std::vector<std::pair<const char*, double>> want = {
+      {"a100-80gb-sxm", 8.0}, {"h100-80gb-sxm", 9.0}, {"h200-141gb-sxm", 9.0}, {"h800-80gb-sxm", 9.0},
+      {"b200", 10.0},         {"gb200-nvl72", 10.0},  {"l40s-pcie-eth", 8.9}};
+  for (const auto& [name, cc] : want) {
+    auto hw = load_hardware(name, kProfiles);
+    REQUIRE(hw.ok());
+    CHECK(hw.value().compute_capability == cc);
+  }
+}
+
 TEST_CASE("shipped FP8 profiles carry the measured FP8 / BF16 GEMM efficiency ratio of their sources") {
   // h100: this project's calibrate (1390/1979) / (834/989); the others: ml-engineering's MAMF tables.
   const std::vector<std::pair<const char*, double>> want = {

@@ -71,6 +71,40 @@ TEST_CASE("fp8: split-accumulation GEMMs run at the FP8 peak times the profile's
   }
 }
 
+TEST_CASE("fp8: Blackwell (compute capability 10.x) keeps no FP8 transposes, Hopper and unknown GPUs do") {
+  Problem p = fp8_problem();
+  p.job.fp8 = Fp8Recipe::Current;
+  for (double cc : {0.0, 8.9, 9.0, 12.0}) {
+    p.hardware.compute_capability = cc;
+    INFO(cc);
+    CHECK(fp8_gemm_needs_transposes(p.hardware));
+  }
+  for (double cc : {10.0, 10.3, 11.0, 13.0}) {
+    p.hardware.compute_capability = cc;
+    INFO(cc);
+    CHECK(!fp8_gemm_needs_transposes(p.hardware));
+  }
+  CHECK(fp8_weight_bytes_per_param(Fp8Recipe::Current, true) == 2.0);
+  CHECK(fp8_weight_bytes_per_param(Fp8Recipe::Current, false) == 1.0);
+  CHECK(fp8_weight_bytes_per_param(Fp8Recipe::Delayed, false) == 1.0);
+  CHECK(fp8_weight_bytes_per_param(Fp8Recipe::Mxfp8, false) == Approx(2 + 2.0 / 32));  // row- and column-wise anyway
+  // The backward's transposes of the saved inputs and output gradients go: exactly 2*(inputs+outputs).
+  p.hardware.compute_capability = 9.0;
+  const Fp8Overhead hopper = fp8_cast_bytes(p, dp8(), 4096);
+  p.hardware.compute_capability = 10.0;
+  const Fp8Overhead blackwell = fp8_cast_bytes(p, dp8(), 4096);
+  CHECK(blackwell.forward_bytes == hopper.forward_bytes);
+  const double h = 4096, kv = 1024, f = 14336, T = 4096;
+  const double inputs = T * (h + h) + T * (h + f), outputs = T * ((h + 2 * kv) + h) + T * (2 * f + h);
+  CHECK(hopper.backward_bytes - blackwell.backward_bytes == Approx(2.0 * (inputs + outputs)));
+  // Weight copies: half on Blackwell.
+  p.hardware.compute_capability = 9.0;
+  const double hopper_w = estimate_memory(p, dp8()).weights_bytes;
+  p.hardware.compute_capability = 10.0;
+  const double blackwell_w = estimate_memory(p, dp8()).weights_bytes;
+  CHECK(blackwell_w < hopper_w);
+}
+
 TEST_CASE("fp8: cast bytes per recipe and closed form") {
   Problem p = fp8_problem();
   p.job.fp8 = Fp8Recipe::Delayed;

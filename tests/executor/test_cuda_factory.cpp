@@ -89,6 +89,7 @@ TEST_CASE("cuda calibrated profile copies links from the base at one rank", "[cu
   r.common.host = "h";
   r.device_name = "GPU";
   r.device_memory_bytes = 80e9;
+  r.compute_capability = 100;  // sm_100 (B200)
   r.peak_flops["bf16"] = 7e14;
   r.common.memory.bytes_per_s = 3e12;
   HardwareProfile base;
@@ -108,4 +109,5 @@ TEST_CASE("cuda calibrated profile copies links from the base at one rank", "[cu
   CHECK(hw.peak_flops.at("bf16") == 7e14);
   CHECK(hw.memory_bytes == 80e9);
   CHECK(hw.hbm_bytes_per_s == 3e12);
+  CHECK(hw.compute_capability == 10.0);  // carried into the profile: no FP8 transposes there
 }
