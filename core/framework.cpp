@@ -282,6 +282,7 @@ FrameworkKnobs framework_knobs(const FrameworkSpec& f) {
     k.sharding.fsdp2_copies = true;
     k.torchtitan_attention_inputs = true;
     k.foreach_adamw = true;
+    k.fp8_saves_quantized_inputs = false;  // torchao Float8Linear keeps the 16-bit inputs
   }
   return k;
 }

@@ -137,6 +137,13 @@ struct FrameworkKnobs {
   /// and V copied to the query heads before SDPA (costmodel/torchtitan_attention_ops.h). Set for
   /// torchtitan; other frameworks fuse RoPE into their kernels (TE, flash-attn, inductor).
   bool torchtitan_attention_inputs = false;
+  /// Under an FP8 recipe the linear layers save their quantized (1-byte) inputs for the backward,
+  /// not the 16-bit ones: Transformer Engine's Linear / LayerNormLinear / LayerNormMLP keep the FP8
+  /// copy (or its column-wise / transposed data) they cast for the forward GEMM
+  /// (costmodel/fp8.h fp8_stash_delta_bytes). false for torchtitan: torchao's Float8Linear saves the
+  /// high-precision input and weight and re-casts them in backward (torchao/float8/float8_linear.py
+  /// matmul_with_hp_or_float8_args: ctx.save_for_backward(input_hp, weight_hp_t)).
+  bool fp8_saves_quantized_inputs = true;
   /// The optimizer step is PyTorch's foreach AdamW (torchtitan's default, optimizer.fused false at
   /// 9dec370ad): one kernel per arithmetic op, about 80 bytes per fp32 parameter, plus clip_grad_norm_
   /// (costmodel/step.cpp optimizer_time_s). false: a fused Adam (Megatron, DeepSpeed, apex).

@@ -8,6 +8,7 @@
 #include "costmodel/attention.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/fp8.h"
 
 namespace meshplan {
 
@@ -64,6 +65,7 @@ struct StashArgs {
   int t = 1;
   bool sp = false;
   AttentionKind k = AttentionKind::Fused;
+  double fp8_delta = 0;  // FP8 GEMM inputs kept in place of 16-bit ones (none/selective; costmodel/fp8.h)
 };
 
 StashArgs stash_args(const Problem& p, const ParallelConfig& cfg) {
@@ -74,11 +76,12 @@ StashArgs stash_args(const Problem& p, const ParallelConfig& cfg) {
   a.t = cfg.tp;
   a.sp = cfg.sequence_parallel;
   a.k = p.job.knobs.attention;
+  a.fp8_delta = fp8_stash_delta_bytes(p, cfg, Recompute::None);  // the same for selective, 0 for full
   return a;
 }
 
 double korthikanti(const ModelSpec& m, const StashArgs& a, Recompute r) {
-  return layer_activation_bytes(m, a.b, a.s, a.t, a.sp, r, a.e, a.k);
+  return layer_activation_bytes(m, a.b, a.s, a.t, a.sp, r, a.e, a.k) + (r == Recompute::Full ? 0.0 : a.fp8_delta);
 }
 }  // namespace
 
@@ -97,7 +100,10 @@ double policy_layer_activation_bytes(const Problem& p, const ParallelConfig& cfg
 double policy_working_bytes(const Problem& p, const ParallelConfig& cfg) {
   const LayerMix w = layer_mix(p.job.ac_policy, cfg.recompute);
   const StashArgs a = stash_args(p, cfg);
-  auto working = [&](Recompute r) { return recompute_working_bytes(p.model, a.b, a.s, a.t, a.sp, r, a.e, a.k); };
+  // Full recompute re-creates the layer's no-recompute stash, FP8 inputs included.
+  auto working = [&](Recompute r) {
+    return recompute_working_bytes(p.model, a.b, a.s, a.t, a.sp, r, a.e, a.k) + (r == Recompute::Full ? a.fp8_delta : 0.0);
+  };
   double bytes = 0.0;
   if (w.selective > 0) bytes = std::max(bytes, working(Recompute::Selective));
   if (w.full > 0) bytes = std::max(bytes, working(Recompute::Full));

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
+#include "costmodel/activations.h"
 #include "costmodel/mlp_gemm_elements.h"
+#include "costmodel/moe_layout.h"
 
 namespace meshplan {
 
@@ -66,6 +68,24 @@ double fp8_weight_bytes_per_param(Fp8Recipe r, bool transposes) {
     case Fp8Recipe::Rowwise: return 0.0;  // torchao casts the 16-bit weights at every use, keeps no copy
   }
   return 0.0;
+}
+
+double fp8_stash_delta_bytes(const Problem& p, const ParallelConfig& cfg, Recompute r) {
+  const Fp8Recipe recipe = p.job.fp8;
+  if (recipe == Fp8Recipe::None || recipe == Fp8Recipe::Rowwise || !p.job.knobs.fp8_saves_quantized_inputs ||
+      r == Recompute::Full)
+    return 0.0;
+  const double q = 1.0 + (recipe == Fp8Recipe::Mxfp8 ? 1.0 / 32.0 : recipe == Fp8Recipe::Blockwise ? 4.0 / 128.0 : 0.0);
+  const double e = activation_element_bytes(p.job.dtype);
+  const double t = static_cast<double>(cfg.tp);
+  const double n = cfg.sequence_parallel ? t : 1.0;
+  const double T = static_cast<double>(cfg.micro_batch_size) * static_cast<double>(p.job.seq_len) / std::max(1, cfg.cp);
+  const double h = static_cast<double>(p.model.hidden_size);
+  const double f = static_cast<double>(p.model.intermediate_size);
+  // MoE layers have experts (their stash is moe_cost.h's, left 16-bit) in place of the dense MLP:
+  // its two terms count for the dense share of the layers only.
+  const double dense_mlp = p.model.moe.enabled() ? 1.0 - moe_layer_fraction(p.model) : 1.0;
+  return (q - e) * T * h / n + q * T * h / t + dense_mlp * ((q - e) * T * h / n + (q - e) * T * f / t);
 }
 
 double fp8_scaling_state_bytes_per_layer(Fp8Recipe r) {

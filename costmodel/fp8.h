@@ -60,6 +60,22 @@ Fp8Overhead fp8_cast_bytes(const Problem& p, const ParallelConfig& cfg, double t
 /// each, 2 * 4/16384) and MXFP8 (one byte per 32 elements each, 2/32). 0 without FP8.
 double fp8_weight_bytes_per_param(Fp8Recipe r, bool transposes = true);
 
+/// Change to one layer's stashed activations (one micro-batch, one GPU; bytes, negative = fewer) when
+/// the linear layers save their FP8 inputs (FrameworkKnobs::fp8_saves_quantized_inputs) under a
+/// Transformer Engine recipe, against costmodel/activations.h's 16-bit count (e bytes per element).
+/// TE keeps the quantized input of each GEMM for its wgrad (pytorch/module/linear.py: `saved_inputmat =
+/// inputmat`, the FP8 tensor with column-wise usage only; layernorm_linear.py and layernorm_mlp.py
+/// likewise for ln_out and the fc2 input), q = 1 byte per element plus its scales (MXFP8 one E8M0
+/// byte per 32, blockwise one fp32 per 128, per-tensor scales nothing per element). With T = b*s/cp
+/// tokens on the GPU, t = tp and n = t under sequence parallelism (else 1):
+///   QKV and MLP fc1 inputs (the norm outputs, in the replicated part): 2 (q - e) T h / n
+///   out-projection input: + q T h / t (its FP8 copy; the fused attention still keeps the 16-bit output)
+///   fc2 input (the activation's output, f wide): (q - e) T f / t
+/// The norm inputs, Q, K, V and the fc1 outputs stay 16-bit. MoE models: the two MLP terms for the
+/// dense layers' share only (the experts' stash, costmodel/moe_cost.h, stays 16-bit: not modelled).
+/// 0 without a TE recipe, for torchao (torchtitan) and under full recompute (only the layer input is kept).
+double fp8_stash_delta_bytes(const Problem& p, const ParallelConfig& cfg, Recompute r);
+
 /// Scaling state of one layer's four FP8 modules (QKV, out-projection, MLP up, MLP down):
 /// delayed scaling keeps an amax history per FP8 tensor (forward: input, weight, output; backward:
 /// grad output, grad input), fp32, amax_history_len = 1024 by default (TE DelayedScaling), plus

@@ -7,6 +7,7 @@
 #include "costmodel/fp8.h"
 #include "costmodel/grad_compression.h"
 #include "costmodel/memory.h"
+#include "costmodel/moe_cost.h"
 #include "costmodel/step.h"
 #include "fixtures.h"
 
@@ -103,6 +104,29 @@ TEST_CASE("fp8: Blackwell (compute capability 10.x) keeps no FP8 transposes, Hop
   p.hardware.compute_capability = 10.0;
   const double blackwell_w = estimate_memory(p, dp8()).weights_bytes;
   CHECK(blackwell_w < hopper_w);
+}
+
+TEST_CASE("fp8: Transformer Engine stashes the FP8 GEMM inputs, torchao the 16-bit ones (exact bytes)") {
+  Problem p = fp8_problem();  // Llama 3 8B, b 1, s 4096, tp 1: T = 4096, h = 4096, f = 14336, e = 2
+  const double T = 4096, h = 4096, f = 14336;
+  p.job.fp8 = Fp8Recipe::None;
+  const double bf16 = layer_activation_bytes_for(p, dp8());
+  p.job.fp8 = Fp8Recipe::Current;  // q = 1: QKV and fc1 inputs -1 byte, out-proj +1 (its FP8 copy), fc2 input -1
+  CHECK(fp8_stash_delta_bytes(p, dp8(), Recompute::None) == Approx(-T * (h + f)));
+  CHECK(layer_activation_bytes_for(p, dp8()) == Approx(bf16 - T * (h + f)));
+  p.job.fp8 = Fp8Recipe::Mxfp8;  // q = 1 + 1/32 (one E8M0 scale per 32 elements)
+  const double q = 1.0 + 1.0 / 32.0;
+  CHECK(fp8_stash_delta_bytes(p, dp8(), Recompute::Selective) == Approx(T * ((q - 2) * (2 * h + f) + q * h)));
+  CHECK(fp8_stash_delta_bytes(p, dp8(), Recompute::Full) == 0.0);  // only the layer input is kept
+  p.job.fp8 = Fp8Recipe::Rowwise;
+  CHECK(fp8_stash_delta_bytes(p, dp8(), Recompute::None) == 0.0);
+  p.job.fp8 = Fp8Recipe::Current;
+  p.job.knobs.fp8_saves_quantized_inputs = false;  // torchao (torchtitan): input_hp saved
+  CHECK(fp8_stash_delta_bytes(p, dp8(), Recompute::None) == 0.0);
+  CHECK(layer_activation_bytes_for(p, dp8()) == Approx(bf16));
+  // The fast path (estimate_memory) and the reference (stage_memory) agree with it.
+  p.job.knobs.fp8_saves_quantized_inputs = true;
+  CHECK(estimate_memory(p, dp8()).activations_bytes == Approx(stage_memory(p, dp8(), 0).activations_bytes));
 }
 
 TEST_CASE("fp8: cast bytes per recipe and closed form") {
