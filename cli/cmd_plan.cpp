@@ -161,6 +161,16 @@ Result<SearchOptions> search_options(const PlanArgs& a, const Problem& p) {
                       std::string("use megatron, deepspeed, fsdp, torchtitan, nemo, ") + kLaunchExportKinds);
   if (auto e = check_space_for_framework(framework_spec(p.job.framework), opt.space); !e.empty())
     return e.front();
+  // --moe-a2a-overlap narrows the space (planner/moe_space.h): say so rather than "nothing fits".
+  const auto only = [](const auto& list, auto value) {
+    return !list.empty() && std::all_of(list.begin(), list.end(), [&](const auto& x) { return x == value; });
+  };
+  if (p.job.knobs.moe_a2a_overlap && only(opt.space.recompute, Recompute::Full))
+    return make_error(kWhere, "--moe-a2a-overlap", "true", "cannot run under full recomputation (--recompute full)",
+                      "add selective or none to --recompute, or drop --moe-a2a-overlap");
+  if (p.job.knobs.moe_a2a_overlap && only(opt.space.ep, 1))
+    return make_error(kWhere, "--moe-a2a-overlap", "true", "needs expert parallelism (--ep 1 only)",
+                      "let --ep try values above 1, or drop --moe-a2a-overlap");
   if (!p.model.moe.enabled() && (!a.ep.empty() || !a.etp.empty()))  // planner/moe_space.h
     return make_error(kWhere, a.ep.empty() ? "--etp" : "--ep", a.ep.empty() ? a.etp : a.ep,
                       "needs a mixture-of-experts model; " + p.model.name + " is dense",

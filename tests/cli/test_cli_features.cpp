@@ -147,6 +147,10 @@ TEST_CASE("estimate --moe-a2a-overlap hides the EP all-to-all, round-trips throu
   check_bad("estimate --model " + moe + " --hardware h100-80gb-sxm --gpus 16 --global-batch 16 --framework deepspeed "
             "--ep 8 --moe-a2a-overlap", {"--moe-a2a-overlap", "deepspeed"});
   check_bad(est("h100-80gb-sxm", "--framework megatron --moe-a2a-overlap"), {"--moe-a2a-overlap", "dense"});
+  const std::string plan_cmd = "plan --model " + moe + " --hardware h100-80gb-sxm --gpus 16 --global-batch 1024 "
+                               "--seq 4096 --framework megatron --moe-a2a-overlap ";
+  check_bad(plan_cmd + "--recompute full", {"--moe-a2a-overlap", "full recomputation"});
+  check_bad(plan_cmd + "--ep 1", {"--moe-a2a-overlap", "expert parallelism"});
   CliResult ex = run_cli(base + "--moe-a2a-overlap --export slurm");
   REQUIRE(ex.exit_code == 0);
   CHECK(ex.out.find("--overlap-moe-expert-parallel-comm") != std::string::npos);
