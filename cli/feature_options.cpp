@@ -77,6 +77,9 @@ void add_cp_option(CLI::App* sub, int& cp) {
 
 static bool given(CLI::App* app, const char* flag) { return app && app->count(flag) > 0; }
 
+// Megatron-Core's --overlap-moe-expert-parallel-comm: only Megatron-LM and NeMo run it.
+static bool runs_moe_a2a_overlap(Framework f) { return f == Framework::Megatron || f == Framework::Nemo; }
+
 static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   if (!only_given || given(o.app, "--cp-comm")) {
     auto c = parse_cp_comm(o.cp_comm);
@@ -138,7 +141,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
     job.knobs.cross_entropy = *k;
   }
   if (given(o.app, "--moe-a2a-overlap")) {
-    if (job.framework != Framework::Megatron && job.framework != Framework::Nemo)
+    if (!runs_moe_a2a_overlap(job.framework))
       return make_error(kCmd, "--moe-a2a-overlap", "true",
                         std::string("is Megatron-Core's --overlap-moe-expert-parallel-comm; framework ") +
                             to_string(job.framework) + " does not run it",
@@ -230,7 +233,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     if (!j["moe_a2a_overlap"].is_boolean())
       return make_error(file, at + ".moe_a2a_overlap", j["moe_a2a_overlap"].dump(), "must be true or false", "");
     job.knobs.moe_a2a_overlap = j["moe_a2a_overlap"].get<bool>();
-    if (job.knobs.moe_a2a_overlap && job.framework != Framework::Megatron && job.framework != Framework::Nemo)
+    if (job.knobs.moe_a2a_overlap && !runs_moe_a2a_overlap(job.framework))
       return make_error(file, at + ".moe_a2a_overlap", "true",
                         "is Megatron-Core's overlap; framework " + std::string(to_string(job.framework)) + " does not run it",
                         "framework megatron or nemo, or drop the key");

@@ -138,7 +138,7 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   // the forward bytes. The attention core's backward is costmodel/attention.h's.
   c.backward_input_s = c.dx_gemm_s + core.backward_s + ew_backward + memory_bound_time_s(hw, eager.backward) +
                        memory_bound_time_s(hw, casts.backward_bytes);
-  c.backward_weight_s = qkv_b + out_b + up_b + down_b;
+  c.backward_weight_s = c.dx_gemm_s;  // dW GEMMs mirror the dX GEMMs' shapes and rate
   c.qkv_dw_s = qkv_b;
   c.mlp_up_dw_s = up_b;
   // none 0, selective the attention core, full the forward, torchtitan's policies (costmodel/ac_policy.h).

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "costmodel/activations.h"
+#include "costmodel/context_parallel.h"
 #include "costmodel/mlp_gemm_elements.h"
 #include "costmodel/moe_layout.h"
 
@@ -79,7 +80,7 @@ double fp8_stash_delta_bytes(const Problem& p, const ParallelConfig& cfg, Recomp
   const double e = activation_element_bytes(p.job.dtype);
   const double t = static_cast<double>(cfg.tp);
   const double n = cfg.sequence_parallel ? t : 1.0;
-  const double T = static_cast<double>(cfg.micro_batch_size) * static_cast<double>(p.job.seq_len) / std::max(1, cfg.cp);
+  const double T = static_cast<double>(cfg.micro_batch_size) * cp_local_seq(p, cfg);  // tokens on this GPU
   const double h = static_cast<double>(p.model.hidden_size);
   const double f = static_cast<double>(p.model.intermediate_size);
   // MoE layers have experts (their stash is moe_cost.h's, left 16-bit) in place of the dense MLP:
