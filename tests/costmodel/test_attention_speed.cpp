@@ -114,3 +114,26 @@ TEST_CASE("shipped profiles: llm-foundry's Triton kernel costs 155/69 x FlashAtt
   CHECK(tr->kernel == "flash1");  // no published Hopper figure for the Triton kernel
   CHECK(curve_flops_per_s(*tr, 16384) == Approx(137e12));
 }
+
+TEST_CASE("shipped profiles: Megatron's cuDNN attention on B200 and GB200 takes NVIDIA's published curve") {
+  const ModelSpec m = meshplan_test::llama3_8b();
+  // NVIDIA/cudnn-frontend sdpa_bf16_benchmark_results_NVIDIA_{B200,GB200}.csv, causal, head dim 128, seq
+  // 8192: B200 (cuDNN 9.13.1) forward 1171.3, backward 942.5; GB200 (cuDNN 9.17.0) 1584, 1211 TFLOP/s.
+  struct Case {
+    const char* profile;
+    double fwd, bwd;
+  };
+  for (const Case& c : {Case{"b200", 1171.3, 942.5}, Case{"gb200-nvl72", 1584, 1211}}) {
+    auto hw = load_hardware(c.profile, kProfiles);
+    REQUIRE(hw.ok());
+    const AttentionKernelSpeed* cu = attention_speed_curve(hw.value(), FusedAttentionKernel::Cudnn, 128);
+    REQUIRE(cu != nullptr);
+    CHECK(cu->kernel == "cudnn");
+    const double combined = 3.5 / (1.0 / c.fwd + 2.5 / c.bwd);  // fwd + bwd on the benchmark's FLOP count
+    CHECK(curve_flops_per_s(*cu, 8192) == Approx(combined * 1e12).epsilon(0.002));
+    const AttentionCoreTime t =
+        attention_core_time(hw.value(), 2250e12, m, AttentionKind::Fused, 1, 8192, 1, 2.0, FusedAttentionKernel::Cudnn);
+    const double half_flops = 2.0 * 8192.0 * 8192.0 * 4096;  // causal half of 4 b s^2 h
+    CHECK(t.forward_s + t.backward_s == Approx(3.5 * half_flops / (combined * 1e12)).epsilon(0.002));
+  }
+}
