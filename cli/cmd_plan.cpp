@@ -171,6 +171,18 @@ Result<SearchOptions> search_options(const PlanArgs& a, const Problem& p) {
   if (p.job.knobs.moe_a2a_overlap && only(opt.space.ep, 1))
     return make_error(kWhere, "--moe-a2a-overlap", "true", "needs expert parallelism (--ep 1 only)",
                       "let --ep try values above 1, or drop --moe-a2a-overlap");
+  // --activation-offload-layers keeps pp 1 and recompute none (core/offload_config.h).
+  const int offload = p.job.knobs.activation_offload_layers;
+  if (offload > 0 && !opt.space.recompute.empty() &&
+      std::find(opt.space.recompute.begin(), opt.space.recompute.end(), Recompute::None) == opt.space.recompute.end())
+    return make_error(kWhere, "--activation-offload-layers", std::to_string(offload),
+                      "cannot run with activation recomputation (--recompute without none)",
+                      "add none to --recompute, or drop --activation-offload-layers");
+  if (offload > 0 && !opt.space.pp.empty() &&
+      std::find(opt.space.pp.begin(), opt.space.pp.end(), 1) == opt.space.pp.end())
+    return make_error(kWhere, "--activation-offload-layers", std::to_string(offload),
+                      "cannot run with pipeline parallelism (--pp without 1)",
+                      "add 1 to --pp, or drop --activation-offload-layers");
   if (!p.model.moe.enabled() && (!a.ep.empty() || !a.etp.empty()))  // planner/moe_space.h
     return make_error(kWhere, a.ep.empty() ? "--etp" : "--ep", a.ep.empty() ? a.etp : a.ep,
                       "needs a mixture-of-experts model; " + p.model.name + " is dense",

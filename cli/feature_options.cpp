@@ -1,5 +1,5 @@
 // --cp, --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
-// --cross-entropy, --moe-a2a-overlap: flags,
+// --cross-entropy, --moe-a2a-overlap, --activation-offload-layers: flags,
 // report JSON and plan-file reading.
 #include "cli/feature_options.h"
 
@@ -69,6 +69,12 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                 "all-to-all of one micro-batch hidden under another's compute (combined 1F1B); needs "
                 "--framework megatron or nemo, a MoE model with --ep > 1, no full recompute and, with "
                 "--pp > 1, the interleaved schedule; plan keeps only such layouts (default off)");
+  sub->add_option("--activation-offload-layers", o.activation_offload_layers,
+                  "Megatron-Core's --cpu-offloading --cpu-offloading-num-layers N (activations only): the saved "
+                  "activations of the first N transformer layers wait in host memory between forward and "
+                  "backward, copied over the profile's node.host_link under the next layers' compute; needs "
+                  "--framework megatron or nemo, N < layers, --pp 1 and --recompute none; plan keeps only such "
+                  "layouts (default 0: off)");
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -77,7 +83,7 @@ void add_cp_option(CLI::App* sub, int& cp) {
 
 static bool given(CLI::App* app, const char* flag) { return app && app->count(flag) > 0; }
 
-// Megatron-Core's --overlap-moe-expert-parallel-comm: only Megatron-LM and NeMo run it.
+// Megatron-Core's --overlap-moe-expert-parallel-comm and --cpu-offloading: only Megatron-LM and NeMo run them.
 static bool runs_moe_a2a_overlap(Framework f) { return f == Framework::Megatron || f == Framework::Nemo; }
 
 static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
@@ -148,6 +154,17 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
                         "add --framework megatron or nemo, or drop --moe-a2a-overlap");
     job.knobs.moe_a2a_overlap = o.moe_a2a_overlap;
   }
+  if (given(o.app, "--activation-offload-layers")) {
+    const std::string n = std::to_string(o.activation_offload_layers);
+    if (o.activation_offload_layers < 0)
+      return make_error(kCmd, "--activation-offload-layers", n, "must not be negative", "e.g. 40, or 0 for off");
+    if (o.activation_offload_layers > 0 && !runs_moe_a2a_overlap(job.framework))
+      return make_error(kCmd, "--activation-offload-layers", n,
+                        std::string("is Megatron-Core's --cpu-offloading-num-layers; framework ") +
+                            to_string(job.framework) + " does not run it",
+                        "add --framework megatron or nemo, or drop --activation-offload-layers");
+    job.knobs.activation_offload_layers = o.activation_offload_layers;
+  }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
   return true;
@@ -174,6 +191,7 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.knobs.cross_entropy != framework_knobs(framework_spec(job.framework)).cross_entropy)
     j["cross_entropy"] = to_string(job.knobs.cross_entropy);
   if (job.knobs.moe_a2a_overlap) j["moe_a2a_overlap"] = true;
+  if (job.knobs.activation_offload_layers > 0) j["activation_offload_layers"] = job.knobs.activation_offload_layers;
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
@@ -236,6 +254,17 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     if (job.knobs.moe_a2a_overlap && !runs_moe_a2a_overlap(job.framework))
       return make_error(file, at + ".moe_a2a_overlap", "true",
                         "is Megatron-Core's overlap; framework " + std::string(to_string(job.framework)) + " does not run it",
+                        "framework megatron or nemo, or drop the key");
+  }
+  if (j.is_object() && j.contains("activation_offload_layers")) {
+    const ojson& v = j["activation_offload_layers"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000000)
+      return make_error(file, at + ".activation_offload_layers", v.dump(), "must be a layer count >= 0", "e.g. 40");
+    job.knobs.activation_offload_layers = static_cast<int>(v.get<int64_t>());
+    if (job.knobs.activation_offload_layers > 0 && !runs_moe_a2a_overlap(job.framework))
+      return make_error(file, at + ".activation_offload_layers", v.dump(),
+                        "is Megatron-Core's CPU offloading; framework " + std::string(to_string(job.framework)) +
+                            " does not run it",
                         "framework megatron or nemo, or drop the key");
   }
   auto c = parse_cp_comm(cp_comm);

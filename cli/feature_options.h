@@ -22,11 +22,12 @@ struct FeatureOptions {
   std::string torch_compile;             // --torch-compile on|off ("" = the framework's: off for torchtitan)
   std::string cross_entropy;             // --cross-entropy unfused|fused|generic ("" = the framework's)
   bool moe_a2a_overlap = false;          // --moe-a2a-overlap (Megatron-Core --overlap-moe-expert-parallel-comm)
+  int activation_offload_layers = 0;     // --activation-offload-layers (Megatron-Core --cpu-offloading-num-layers)
   CLI::App* app = nullptr;
 };
 
 /// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
-/// --cross-entropy and --moe-a2a-overlap (job-level flags).
+/// --cross-entropy, --moe-a2a-overlap and --activation-offload-layers (job-level flags).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
 void add_cp_option(CLI::App* sub, int& cp);
@@ -38,7 +39,7 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
 /// Adds "cp" (and the CP exchange) to a config object when cp > 1, and the job's FP8 recipe and
 /// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged; the
 /// fused attention kernel ("attention_kernel"), "torch_compile" and "cross_entropy" only where they
-/// differ from the framework's; "moe_a2a_overlap" only when on.
+/// differ from the framework's; "moe_a2a_overlap" and "activation_offload_layers" only when on.
 void add_config_features(ojson& config, const ParallelConfig& c);
 void add_job_features(ojson& job_json, const Job& job);
 /// Reads the job's features back from a plan file's job object (absent keys: the defaults);

@@ -193,7 +193,11 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
     << ", " << to_string(p.job.knobs.attention) << " attention"
     << (p.job.fp8 != Fp8Recipe::None ? std::string(", FP8 ") + to_string(p.job.fp8) + " (linear GEMMs)" : "")
     << (p.job.compression != GradCompression::None ? ", grad compression " + grad_compression_text(p.job) : "")
-    << (p.job.knobs.moe_a2a_overlap ? ", EP all-to-all overlapped (--moe-a2a-overlap)" : "") << "\n";
+    << (p.job.knobs.moe_a2a_overlap ? ", EP all-to-all overlapped (--moe-a2a-overlap)" : "")
+    << (p.job.knobs.activation_offload_layers > 0
+            ? ", activations of " + std::to_string(p.job.knobs.activation_offload_layers) + " layers offloaded to host"
+            : "")
+    << "\n";
   o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << (c.cp > 1 ? " cp=" + std::to_string(c.cp) : "")
     << " zero=" << c.zero_stage
     << " micro_batch=" << c.micro_batch_size << " micro_batches=" << c.num_micro_batches

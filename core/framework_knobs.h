@@ -96,6 +96,11 @@ struct FrameworkKnobs {
   /// schedule hides the expert all-to-all under another micro-batch's compute
   /// (costmodel/moe_a2a_overlap.h). Off by default, as in Megatron-Core.
   bool moe_a2a_overlap = false;
+  /// Megatron-Core --cpu-offloading --cpu-offloading-num-layers N (activations only, as Megatron-Bridge's
+  /// presets set it: cpu_offloading_weights False): Transformer Engine moves the saved activations of the
+  /// first N transformer layers to host memory during the forward and reloads them in the backward
+  /// (costmodel/activation_offload.h). 0 = off, Megatron-Core's default.
+  int activation_offload_layers = 0;
   /// The model code gathers q, k, v into unpadded tensors for flash_attn's varlen kernel and scatters
   /// the output back (llm-foundry's flash_attn_fn): extra element-wise traffic per layer,
   /// costmodel/eager_elementwise.h. A property of the model code, not of FSDP; off by default.

@@ -46,6 +46,10 @@ ErrorList validate_hardware(const HardwareProfile& hw) {
   if (!(hw.fp8_gemm_relative_efficiency > 0.0))
     e.push_back(make_error(f, "gpu.fp8_gemm_relative_efficiency", std::to_string(hw.fp8_gemm_relative_efficiency),
                            "must be positive", "(FP8 GEMM TFLOP/s / FP8 peak) / (BF16 GEMM TFLOP/s / BF16 peak)"));
+  if (hw.host_link.bandwidth_bytes_per_s < 0.0 ||
+      (hw.host_link.bandwidth_bytes_per_s > 0.0 && !(hw.host_link.efficiency > 0.0 && hw.host_link.efficiency <= 1.0)))
+    e.push_back(make_error(f, "node.host_link", std::to_string(hw.host_link.bandwidth_bytes_per_s / 1e9),
+                           "needs bandwidth >= 0 and efficiency in (0, 1]", "e.g. {bandwidth_gb_per_s: 63, efficiency: 0.87}"));
   if (hw.reserved_memory_bytes >= hw.memory_bytes && hw.memory_bytes > 0)
     e.push_back(make_error(f, "gpu.reserved_memory_gb", std::to_string(hw.reserved_memory_bytes / 1e9),
                            "leaves no usable memory", "a few GB at most"));

@@ -90,6 +90,9 @@ struct HardwareProfile {
   int nvlink_domain() const { return nvlink_domain_gpus > 0 ? nvlink_domain_gpus : gpus_per_node; }
   LinkSpec intra_node;  // NVLink/NVSwitch or PCIe, per GPU
   LinkSpec inter_node;  // InfiniBand/Ethernet, per GPU (node NICs / gpus_per_node)
+  /// GPU <-> host memory, per GPU, one direction (node.host_link; PCIe 5 x16 on HGX, NVLink-C2C on
+  /// GB200): carries activation offloading (costmodel/activation_offload.h). bandwidth 0 = not listed.
+  LinkSpec host_link{0.0, 0.0, 1.0};
   double dollars_per_gpu_hour = 0.0;            // for --objective cost; 0 = unknown
 
   double usable_memory_bytes() const { return memory_bytes - reserved_memory_bytes; }

@@ -111,6 +111,16 @@ LinkSpec read_link(Reader& r, const YAML::Node& parent, const std::string& key, 
   return l;
 }
 
+// node.host_link: GPU <-> host memory, one direction, per GPU; no latency term (bulk copies).
+LinkSpec read_host_link(Reader& r, const YAML::Node& node) {
+  const YAML::Node n = r.map(node, "host_link", "node.host_link", false, "{bandwidth_gb_per_s: 63, efficiency: 0.87}");
+  LinkSpec l;
+  l.bandwidth_bytes_per_s = kGBs * r.number(n, "bandwidth_gb_per_s", "node.host_link.bandwidth_gb_per_s",
+                                            std::nullopt, "per GPU, one direction, GB/s, e.g. 63 for PCIe 5 x16");
+  l.efficiency = r.number(n, "efficiency", "node.host_link.efficiency", 1.0, "achievable fraction in (0, 1]");
+  return l;
+}
+
 void read_node_network(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
   const YAML::Node node = r.map(root, "node", "node", false, "{gpus_per_node: 8, intra_node: {...}}");
   const int64_t per_node = r.integer(node, "gpus_per_node", "node.gpus_per_node", std::nullopt, "e.g. 8");
@@ -129,6 +139,7 @@ void read_node_network(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
            "e.g. 72 for GB200 NVL72 (18 trays of 4 GPUs); omit it when NVLink ends at the node");
   hw.nvlink_domain_gpus = static_cast<int>(std::clamp<int64_t>(domain, 0, limits::kMaxGpusPerNode));
   hw.intra_node = read_link(r, node, "intra_node", "node.intra_node");
+  if (Reader::has(node, "host_link")) hw.host_link = read_host_link(r, node);
   const YAML::Node net = r.map(root, "network", "network", false, "{inter_node: {...}}");
   hw.inter_node = read_link(r, net, "inter_node", "network.inter_node");
   const YAML::Node cost = r.map(root, "cost", "cost", true, "{dollars_per_gpu_hour: 2.0}");
@@ -164,6 +175,11 @@ void check_values(Reader& r, const HardwareProfile& hw) {
     check_fraction(r, "gpu.gemm_efficiency[" + std::to_string(i) + "].efficiency", hw.gemm_efficiency[i].efficiency,
                    "achieved/peak for a GEMM of that size");
   check_in(r, "node.gpus_per_node", hw.gpus_per_node, 1.0, 1, static_cast<double>(kMaxGpusPerNode), "e.g. 8");
+  if (hw.host_link.bandwidth_bytes_per_s != 0.0) {  // listed: 0 means absent
+    check_in(r, "node.host_link.bandwidth_gb_per_s", hw.host_link.bandwidth_bytes_per_s, kGBs, kMinLinkGbPerS,
+             kMaxLinkGbPerS, "per-GPU bandwidth to host memory, one direction, GB/s");
+    check_fraction(r, "node.host_link.efficiency", hw.host_link.efficiency, "measured copy rate / link bandwidth");
+  }
   for (const auto& [path, link] : {std::pair<const char*, const LinkSpec*>{"node.intra_node", &hw.intra_node},
                                    {"network.inter_node", &hw.inter_node}}) {
     check_in(r, std::string(path) + ".bandwidth_gb_per_s", link->bandwidth_bytes_per_s, kGBs, kMinLinkGbPerS,
@@ -308,6 +324,9 @@ nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
   j["node"] = {{"gpus_per_node", hw.gpus_per_node}};
   if (hw.nvlink_domain_gpus > 0) j["node"]["nvlink_domain_gpus"] = hw.nvlink_domain_gpus;
   j["node"]["intra_node"] = link_json(hw.intra_node);
+  if (hw.host_link.bandwidth_bytes_per_s > 0.0)
+    j["node"]["host_link"] = {{"bandwidth_gb_per_s", scaled_json(hw.host_link.bandwidth_bytes_per_s, kGBs)},
+                              {"efficiency", scaled_json(hw.host_link.efficiency, 1.0)}};
   j["network"] = {{"inter_node", link_json(hw.inter_node)}};
   j["cost"] = {{"dollars_per_gpu_hour", scaled_json(hw.dollars_per_gpu_hour, 1.0)}};
   return j;

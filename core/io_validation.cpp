@@ -99,6 +99,16 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   if (run.moe_a2a_overlap && run.framework != "megatron" && run.framework != "nemo")
     r.fail(path + ".moe_a2a_overlap", run.framework, "is Megatron-Core's overlapped expert all-to-all",
            "framework: megatron or nemo, or drop the key");
+  run.activation_offload_layers = static_cast<int>(r.integer(
+      n, "activation_offload_layers", path + ".activation_offload_layers", int64_t{0},
+      "transformer layers whose activations go to host memory (Megatron-Core --cpu-offloading-num-layers)"));
+  if (run.activation_offload_layers < 0 ||
+      (run.activation_offload_layers > 0 && run.framework != "megatron" && run.framework != "nemo"))
+    r.fail(path + ".activation_offload_layers", std::to_string(run.activation_offload_layers),
+           run.activation_offload_layers < 0 ? "must not be negative"
+                                             : "is Megatron-Core's CPU offloading; framework " + run.framework +
+                                                   " does not run it",
+           "framework: megatron or nemo, or drop the key");
   run.dp_all_reduce = r.boolean(n, "dp_all_reduce", path + ".dp_all_reduce", false, "true|false");
   if (run.dp_all_reduce && run.zero_stage != 1)
     r.fail(path + ".dp_all_reduce", std::to_string(run.zero_stage), "is a ZeRO-1 reduction (zero: 1 only)",

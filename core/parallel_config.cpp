@@ -5,6 +5,7 @@
 #include "core/job_features.h"
 #include "core/limits.h"
 #include "core/moe_config.h"
+#include "core/offload_config.h"
 
 #include <algorithm>
 #include <numeric>
@@ -190,6 +191,7 @@ ErrorList validate_config(const Problem& p, const ParallelConfig& c, const std::
   check_pp(p, c, w, e);
   validate_features(p, c, w, e);
   for (Error& x : validate_moe_config(p, c, w)) e.push_back(std::move(x));  // EP/ETP (core/moe_config.h)
+  for (Error& x : validate_offload_config(p, c, w)) e.push_back(std::move(x));  // core/offload_config.h
   return e;
 }
 

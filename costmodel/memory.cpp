@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "costmodel/ac_policy.h"
+#include "costmodel/activation_offload.h"
 #include "costmodel/activations.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/fp8.h"
@@ -85,7 +86,8 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
   const double e = activation_element_bytes(p.job.dtype);
   const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
                                                   cfg.num_micro_batches, stage);
-  double bytes = in_flight * stage_layers(m, cfg, stage) * layer_activation_bytes_for(p, cfg);
+  // Offloaded layers' activations wait in host memory (costmodel/activation_offload.h).
+  double bytes = in_flight * offload_resident_layers(p, stage_layers(m, cfg, stage)) * layer_activation_bytes_for(p, cfg);
   bytes += policy_working_bytes(p, cfg);  // costmodel/ac_policy.h
   if (stage == 0) bytes += in_flight * embedding_activation_bytes(m, b, s, t, sp);
   // The LM head's logits live until that micro-batch's backward: one at a time on the last stage,
@@ -168,7 +170,7 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
     mb.weights_bytes = params * pb.weights / shard_w + fp8_stage_bytes(p, cfg, layers) + ex.weights;
     mb.gradients_bytes = params * pb.gradients / shard_g + ex.gradients;
     mb.optimizer_bytes = params * pb.optimizer / shard_o + ex.optimizer;
-    mb.activations_bytes = in_flight * layers * k.layer_activation + k.working +
+    mb.activations_bytes = in_flight * offload_resident_layers(p, layers) * k.layer_activation + k.working +
                            (first ? in_flight * k.embedding_activation : 0.0) + (last ? k.head_activation : 0.0) +
                            k.zero3_buffers;
     mb.other_bytes = p.hardware.other_memory_bytes;

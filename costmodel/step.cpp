@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "costmodel/ac_policy.h"
+#include "costmodel/activation_offload.h"
 #include "costmodel/activations.h"
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
@@ -41,6 +42,7 @@ struct LayerCosts {
   LayerComm comm;
   EndsCompute ends;
   double recomputed_share = 0;  // layers whose forward (and MoE all-to-all) reruns in backward
+  OffloadTime offload;          // activation offloading's exposed copies, whole model (pp = 1 only)
 };
 
 LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
@@ -51,6 +53,12 @@ LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
   hide_expert_comm(p, cfg, lc.compute, lc.comm);  // combined 1F1B EP overlap (costmodel/moe_a2a_overlap.h)
   lc.ends = ends_compute(p, cfg);
   lc.recomputed_share = recomputed_layer_share(p.job.ac_policy, cfg.recompute);  // costmodel/ac_policy.h
+  if (cfg.pp == 1 && std::max(1, cfg.virtual_stages) == 1) {  // Megatron-Core offloads only without PP
+    const LayerCompute& c = lc.compute;
+    lc.offload = offload_exposed(p, layer_activation_bytes_for(p, cfg), p.model.num_layers,
+                                 c.forward_s + lc.comm.forward_s,
+                                 c.backward_input_s + c.backward_weight_s + lc.comm.backward_s);
+  }
   return lc;
 }
 
@@ -66,11 +74,11 @@ ChunkCosts chunk_times(const LayerCosts& lc, int layers, bool first, bool last) 
   k.tp_comm_forward_s = layers * m.forward_s + (last ? e.head_tp_comm_forward_s : 0.0);
   k.tp_comm_backward_s = layers * (m.backward_s + m.recompute_s) + (last ? e.head_tp_comm_backward_s : 0.0);
   k.forward_s = layers * c.forward_s + (first ? e.embedding_forward_s : 0.0) +
-                (last ? e.head_forward_s : 0.0) + k.tp_comm_forward_s;
+                (last ? e.head_forward_s : 0.0) + k.tp_comm_forward_s + lc.offload.forward_s;
   // Hidden TP collectives slow the dW GEMMs they run under (kOverlapComputeSlowdown).
   k.backward_input_s = layers * (c.backward_input_s + c.recompute_s + kOverlapComputeSlowdown * m.hidden_s) +
                        (first ? e.embedding_backward_s : 0.0) + (last ? e.head_backward_input_s : 0.0) +
-                       k.tp_comm_backward_s;
+                       k.tp_comm_backward_s + lc.offload.backward_s;
   k.backward_weight_s = layers * c.backward_weight_s + (last ? e.head_backward_weight_s : 0.0);
   k.ep_comm_forward_s = layers * m.expert_s;
   // The dispatch/combine repeats in the recomputed forward of the checkpointed layers only.
@@ -335,7 +343,7 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
   out.chunks.reserve(chunks);
   for (int c = 0; c < chunks; ++c) {
     ChunkCosts k = chunk_times(lc, chunk_layers(p.model, cfg, c), c == 0, c == chunks - 1);
-    k.activation_bytes = k.layers * layer_activation_bytes_for(p, cfg);
+    k.activation_bytes = offload_resident_layers(p, k.layers) * layer_activation_bytes_for(p, cfg);
     if (k.has_embedding) k.activation_bytes += embedding_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
     if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e, p.job.knobs.loss_chunk_bytes);
     const double params = chunk_parameters_per_gpu(p.model, cfg, c);

@@ -52,6 +52,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.tp_comm_overlap = run.tp_comm_overlap;
   k.param_gather_overlap = run.overlap_param_gather;
   k.moe_a2a_overlap = run.moe_a2a_overlap;
+  k.activation_offload_layers = run.activation_offload_layers;
   k.unpad_attention = run.unpad_attention;
   if (run.torch_compile) k.torch_compile = *run.torch_compile;  // torchtitan's `compile:` when given
   k.fused_rmsnorm = run.fused_rmsnorm;

@@ -9,6 +9,7 @@
 #include "planner/cp_space.h"
 #include "planner/framework_space.h"
 #include "planner/moe_space.h"
+#include "planner/offload_space.h"
 
 namespace meshplan {
 
@@ -158,6 +159,7 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, i
       d.recomputes.push_back(r);
   restrict_to_framework(framework_spec(p.job.framework), p.model.num_layers, d);
   restrict_to_moe(p, d);
+  restrict_to_offload(p, d);  // planner/offload_space.h
   // A compressed DP reduction replaces DDP's all-reduce: ZeRO 0 only (core/job_features.h).
   d.zeros.erase(std::remove_if(d.zeros.begin(), d.zeros.end(),
                                [&](int z) { return !compression_zero_rule(p.job.compression, z).empty(); }),

@@ -91,6 +91,14 @@ void memory_args(const ParallelConfig& c, ArgList& a) {
   }
 }
 
+// Megatron-Core's activation offloading, as Megatron-Bridge's presets set it (activations, not weights).
+void offload_args(const Problem& p, ArgList& a) {
+  const int n = p.job.knobs.activation_offload_layers;
+  if (n <= 0) return;
+  a.arg("--cpu-offloading");
+  a.arg("--cpu-offloading-num-layers", str(n));
+}
+
 void precision_args(const Problem& p, ArgList& a) {
   a.arg(p.job.dtype == "fp16" ? "--fp16" : "--bf16");  // dtype checked by megatron_args
   a.arg("--main-grads-dtype", "fp32");  // Megatron's default, stated: the cost counts 4-byte grads
@@ -163,6 +171,7 @@ std::string megatron_args(const Problem& p, const ParallelConfig& c) {
   ArgList a;
   parallel_args(p, c, a);
   memory_args(c, a);
+  offload_args(p, a);
   precision_args(p, a);
   model_args(p, a);
   moe_args(p, c, a);

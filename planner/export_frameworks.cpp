@@ -155,6 +155,9 @@ std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
       << "  activations_checkpoint_method: uniform\n"
       << "  activations_checkpoint_num_layers: 1\n";
   }
+  if (const int n = p.job.knobs.activation_offload_layers; n > 0)
+    o << "  cpu_offloading: true\n  cpu_offloading_num_layers: " << n
+      << "\n  cpu_offloading_activations: true\n  cpu_offloading_weights: false\n";
   o << "  optim:\n"
     << "    name: " << (c.zero_stage >= 1 ? "distributed_fused_adam" : "fused_adam") << "\n";
   return o.str();
@@ -177,6 +180,10 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
     return make_error(where, "--dtype", p.job.dtype, "has no " + kind + " precision setting",
                       "plan with --dtype bf16");
   if (auto r = check_export_compression(kind, p); !r) return r.error();
+  if (p.job.knobs.activation_offload_layers > 0 && kind != "megatron" && kind != "nemo")
+    return make_error(where, "activation_offload_layers", str(p.job.knobs.activation_offload_layers),
+                      "is Megatron-Core's CPU activation offloading; " + kind + " has no such setting",
+                      "plan without --activation-offload-layers, or export for megatron or nemo");
   if (kind == "megatron") return check_megatron(p, c);
   if (kind == "deepspeed") return check_deepspeed_moe(p, c);
   return true;

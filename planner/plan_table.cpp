@@ -75,7 +75,11 @@ std::string header(const Problem& p, const SearchOptions& opt, const SearchResul
     << fmt("%g", pb.weights + pb.gradients + pb.optimizer) << " B/param\n";
   o << "objective: " << to_string(opt.objective) << "; framework " << to_string(p.job.framework)
     << " (" << framework_spec(p.job.framework).runs_with << ")"
-    << (p.job.knobs.moe_a2a_overlap ? ", EP all-to-all overlapped (--moe-a2a-overlap)" : "") << "; usable memory "
+    << (p.job.knobs.moe_a2a_overlap ? ", EP all-to-all overlapped (--moe-a2a-overlap)" : "")
+    << (p.job.knobs.activation_offload_layers > 0
+            ? ", activations of " + std::to_string(p.job.knobs.activation_offload_layers) + " layers offloaded to host"
+            : "")
+    << "; usable memory "
     << gb_text(p.hardware.usable_memory_bytes()) << " GB per GPU\n";
   o << "searched " << group_thousands(r.space) << " configurations: " << group_thousands(r.fitting())
     << " fit, " << group_thousands(r.rejected.total()) << " rejected";

@@ -324,3 +324,35 @@ TEST_CASE("fp8_rowwise_speedup: optional table, round-trips, and a wrong size or
   CHECK(profile_error(replace(with, "speedup: [0.5,", "speedup: [-0.5,")).field == "gpu.fp8_rowwise_speedup.speedup[0]");
   CHECK(parse_hardware(a100_text(), "t.yaml").value().fp8_rowwise_speedup.empty());
 }
+
+TEST_CASE("node.host_link: optional (0 = not listed), round-trips, bad values name the field, shipped links") {
+  auto plain = parse_hardware(a100_text(), "test.yaml");
+  REQUIRE(plain.ok());
+  CHECK(plain.value().host_link.bandwidth_bytes_per_s == 0.0);
+  CHECK(hardware_to_yaml(plain.value()).find("host_link") == std::string::npos);
+  const std::string with = replace(a100_text(), "  intra_node:", "  host_link: {bandwidth_gb_per_s: 63, efficiency: 0.87}\n  intra_node:");
+  auto r = parse_hardware(with, "test.yaml");
+  REQUIRE(r.ok());
+  CHECK(r.value().host_link.bandwidth_bytes_per_s == 63e9);
+  CHECK(r.value().host_link.efficiency == 0.87);
+  auto back = parse_hardware(hardware_to_yaml(r.value()), "back.yaml");
+  REQUIRE(back.ok());
+  CHECK(back.value().host_link.bandwidth_bytes_per_s == 63e9);
+  CHECK(back.value().host_link.efficiency == 0.87);
+  CHECK(profile_error(replace(with, "efficiency: 0.87}", "efficiency: 1.5}")).field == "node.host_link.efficiency");
+  CHECK(profile_error(replace(with, "bandwidth_gb_per_s: 63,", "bandwidth_gb_per_s: -4,")).field ==
+        "node.host_link.bandwidth_gb_per_s");
+  HardwareProfile hw = r.value();
+  hw.host_link.efficiency = 0.0;
+  const ErrorList errors = validate_hardware(hw);
+  CHECK(std::any_of(errors.begin(), errors.end(), [](const Error& x) { return x.field == "node.host_link"; }));
+  // PCIe 5 x16 on HGX (stas00/ml-engineering's nvbandwidth measurement: 55 of 63 GB/s), NVLink-C2C on GB200.
+  const std::vector<std::pair<const char*, double>> want = {
+      {"h100-80gb-sxm", 63e9}, {"h200-141gb-sxm", 63e9}, {"h800-80gb-sxm", 63e9}, {"b200", 63e9}, {"gb200-nvl72", 450e9}};
+  for (const auto& [name, bw] : want) {
+    auto shipped = load_hardware(name, kProfiles);
+    REQUIRE(shipped.ok());
+    CHECK(shipped.value().host_link.bandwidth_bytes_per_s == bw);
+    CHECK(shipped.value().host_link.efficiency == 0.87);
+  }
+}

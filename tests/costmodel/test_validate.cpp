@@ -325,3 +325,33 @@ TEST_CASE("llm-foundry files: runs name the kernel their benchmark script ran (t
     CHECK(flash2 == (std::string(f) == "mosaicml-llmfoundry-h100.yaml" ? 12 : 0));  // 4 sizes x 128/256/512 GPUs
   }
 }
+
+TEST_CASE("activation_offload_layers is read for megatron and nemo runs, refused elsewhere, and costed") {
+  const std::string row = R"(
+source: test
+hardware: h100-80gb-sxm
+models:
+  m: {n_embd: 2048, n_layer: 24, n_head: 16, vocab_size: 50368, n_positions: 2048, dropout: false}
+runs:
+  - {model: m, gpus: 8, dp: 8, zero: 1, global_batch: 64, micro_batch: 8, tokens_per_s_per_gpu: 1, activation_offload_layers: 12, framework: )";
+  for (const char* fw : {"megatron", "nemo"}) {
+    auto ok = parse_validation(row + fw + "}\n", "t.yaml");
+    INFO(fw);
+    REQUIRE(ok.ok());
+    CHECK(ok.value().runs[0].activation_offload_layers == 12);
+    CHECK(run_framework(ok.value().runs[0]).activation_offload_layers == 12);
+  }
+  auto bad = parse_validation(row + "fsdp}\n", "t.yaml");
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().field == "runs[0].activation_offload_layers");
+  // Megatron-Bridge's GB200 Llama 3.1 405B FP8-CS Megatron-FSDP preset offloads 95 of 126 layers: the
+  // published run fits only so (a 298 GB peak per GPU without it).
+  const ValidationReport r = predict_file("megatron-bridge-gb200.yaml");
+  bool seen = false;
+  for (const RunPrediction& run : r.runs)
+    if (run.label == "MB 25.09 llama-3.1-405b 128 GB200 fp8-cs fsdp") {
+      seen = true;
+      CHECK(run.estimate.fits);
+    }
+  CHECK(seen);
+}
