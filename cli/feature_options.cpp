@@ -84,7 +84,7 @@ void add_cp_option(CLI::App* sub, int& cp) {
 static bool given(CLI::App* app, const char* flag) { return app && app->count(flag) > 0; }
 
 // Megatron-Core's --overlap-moe-expert-parallel-comm and --cpu-offloading: only Megatron-LM and NeMo run them.
-static bool runs_moe_a2a_overlap(Framework f) { return f == Framework::Megatron || f == Framework::Nemo; }
+static bool runs_megatron_core_option(Framework f) { return f == Framework::Megatron || f == Framework::Nemo; }
 
 static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   if (!only_given || given(o.app, "--cp-comm")) {
@@ -147,7 +147,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
     job.knobs.cross_entropy = *k;
   }
   if (given(o.app, "--moe-a2a-overlap")) {
-    if (!runs_moe_a2a_overlap(job.framework))
+    if (!runs_megatron_core_option(job.framework))
       return make_error(kCmd, "--moe-a2a-overlap", "true",
                         std::string("is Megatron-Core's --overlap-moe-expert-parallel-comm; framework ") +
                             to_string(job.framework) + " does not run it",
@@ -158,7 +158,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
     const std::string n = std::to_string(o.activation_offload_layers);
     if (o.activation_offload_layers < 0)
       return make_error(kCmd, "--activation-offload-layers", n, "must not be negative", "e.g. 40, or 0 for off");
-    if (o.activation_offload_layers > 0 && !runs_moe_a2a_overlap(job.framework))
+    if (o.activation_offload_layers > 0 && !runs_megatron_core_option(job.framework))
       return make_error(kCmd, "--activation-offload-layers", n,
                         std::string("is Megatron-Core's --cpu-offloading-num-layers; framework ") +
                             to_string(job.framework) + " does not run it",
@@ -251,7 +251,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     if (!j["moe_a2a_overlap"].is_boolean())
       return make_error(file, at + ".moe_a2a_overlap", j["moe_a2a_overlap"].dump(), "must be true or false", "");
     job.knobs.moe_a2a_overlap = j["moe_a2a_overlap"].get<bool>();
-    if (job.knobs.moe_a2a_overlap && !runs_moe_a2a_overlap(job.framework))
+    if (job.knobs.moe_a2a_overlap && !runs_megatron_core_option(job.framework))
       return make_error(file, at + ".moe_a2a_overlap", "true",
                         "is Megatron-Core's overlap; framework " + std::string(to_string(job.framework)) + " does not run it",
                         "framework megatron or nemo, or drop the key");
@@ -261,7 +261,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000000)
       return make_error(file, at + ".activation_offload_layers", v.dump(), "must be a layer count >= 0", "e.g. 40");
     job.knobs.activation_offload_layers = static_cast<int>(v.get<int64_t>());
-    if (job.knobs.activation_offload_layers > 0 && !runs_moe_a2a_overlap(job.framework))
+    if (job.knobs.activation_offload_layers > 0 && !runs_megatron_core_option(job.framework))
       return make_error(file, at + ".activation_offload_layers", v.dump(),
                         "is Megatron-Core's CPU offloading; framework " + std::string(to_string(job.framework)) +
                             " does not run it",

@@ -53,7 +53,8 @@ LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
   hide_expert_comm(p, cfg, lc.compute, lc.comm);  // combined 1F1B EP overlap (costmodel/moe_a2a_overlap.h)
   lc.ends = ends_compute(p, cfg);
   lc.recomputed_share = recomputed_layer_share(p.job.ac_policy, cfg.recompute);  // costmodel/ac_policy.h
-  if (cfg.pp == 1 && std::max(1, cfg.virtual_stages) == 1) {  // Megatron-Core offloads only without PP
+  // Megatron-Core offloads only without PP (core/offload_config.h); off in the planner's hot path otherwise.
+  if (p.job.knobs.activation_offload_layers > 0 && cfg.pp == 1 && std::max(1, cfg.virtual_stages) == 1) {
     const LayerCompute& c = lc.compute;
     lc.offload = offload_exposed(p, layer_activation_bytes_for(p, cfg), p.model.num_layers,
                                  c.forward_s + lc.comm.forward_s,
