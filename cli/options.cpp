@@ -15,6 +15,7 @@
 #include "core/framework.h"
 #include "core/io.h"
 #include "core/limits.h"
+#include "core/offload_config.h"
 
 namespace meshplan::cli {
 
@@ -152,14 +153,8 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
     job.knobs.attention = *attention;
   }
   if (auto r = apply_feature_options(o.features, job); !r) return r.error();
-  if (const int n = job.knobs.activation_offload_layers; n > 0 && n >= p.model.num_layers)
-    return make_error(kCmd, "--activation-offload-layers", std::to_string(n),
-                      "must be less than " + p.model.name + "'s " + std::to_string(p.model.num_layers) + " layers",
-                      "Megatron-Core offloads at most num_layers - 1");
-  if (job.knobs.activation_offload_layers > 0 && p.hardware.host_link.bandwidth_bytes_per_s <= 0.0)
-    return make_error(kCmd, "--activation-offload-layers", std::to_string(job.knobs.activation_offload_layers),
-                      "needs the GPU-to-host bandwidth; profile " + p.hardware.name + " lists no node.host_link",
-                      "add node.host_link {bandwidth_gb_per_s, efficiency} to the profile");
+  if (ErrorList e = validate_offload_job(p.model, p.hardware, job.knobs.activation_offload_layers, kCmd); !e.empty())
+    return e.front();  // core/offload_config.h
   if (job.knobs.moe_a2a_overlap && !p.model.moe.enabled())
     return make_error(kCmd, "--moe-a2a-overlap", "true",
                       "hides the expert all-to-all of a mixture-of-experts model; " + p.model.name + " is dense",

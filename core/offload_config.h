@@ -15,5 +15,9 @@ namespace meshplan {
 /// hardware profile without node.host_link, whose copies could not be costed. Empty when n = 0. That
 /// only Megatron-LM and NeMo run it is checked where the job is built (cli/feature_options.cpp).
 ErrorList validate_offload_config(const Problem& p, const ParallelConfig& cfg, const std::string& where);
+/// The part that holds for every configuration (n < num_layers, a host link in the profile), which the
+/// CLI checks once when it builds the job; validate_offload_config includes it.
+ErrorList validate_offload_job(const ModelSpec& model, const HardwareProfile& hw, int offload_layers,
+                               const std::string& where);
 
 }  // namespace meshplan

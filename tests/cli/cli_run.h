@@ -61,6 +61,13 @@ inline CliResult run_cli(const std::string& args) {
   return r;
 }
 
+/// The number after the first `"key": ` in a JSON text (the CLI's pretty-printed output).
+inline double json_number(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\": ");
+  REQUIRE(at != std::string::npos);
+  return std::stod(json.substr(at + key.size() + 4));
+}
+
 inline std::string source_path(const std::string& rel) { return std::string(MESHPLAN_SOURCE_DIR) + "/" + rel; }
 
 /// A user error as the house rules want it: exit 2, nothing on stdout, ONE stderr line starting

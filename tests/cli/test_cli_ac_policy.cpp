@@ -14,12 +14,6 @@ std::string est(const std::string& rest) {
   return "estimate --model " + kModel + " --hardware h100-80gb-sxm --gpus 8 --global-batch 16 --seq 8192 --zero 3 "
          "--micro-batch 2 --framework torchtitan " + rest;
 }
-
-double number(const std::string& json, const std::string& key) {
-  const size_t at = json.find("\"" + key + "\": ");
-  REQUIRE(at != std::string::npos);
-  return std::stod(json.substr(at + key.size() + 4));
-}
 }  // namespace
 
 TEST_CASE("estimate --help states --ac-policy and its values") {
@@ -40,13 +34,13 @@ TEST_CASE("estimate --ac-policy torchtitan-op: less stash and more recompute tha
   CHECK(mega.out.find("\"ac_policy\"") == std::string::npos);  // the default writes no key
   const std::string j = slurp(plan);
   CHECK(j.find("\"ac_policy\": \"torchtitan-op\"") != std::string::npos);
-  CHECK(number(j, "activations_bytes") < number(mega.out, "activations_bytes"));
-  CHECK(number(j, "step_s") > number(mega.out, "step_s"));
+  CHECK(json_number(j, "activations_bytes") < json_number(mega.out, "activations_bytes"));
+  CHECK(json_number(j, "step_s") > json_number(mega.out, "step_s"));
   CliResult again = run_cli("estimate --plan " + plan + " --format json");
   INFO(again.err);
   REQUIRE(again.exit_code == 0);
   CHECK(again.out.find("\"ac_policy\": \"torchtitan-op\"") != std::string::npos);
-  CHECK(number(again.out, "step_s") == number(j, "step_s"));
+  CHECK(json_number(again.out, "step_s") == json_number(j, "step_s"));
 }
 
 TEST_CASE("estimate --ac-policy every-2-layers lies between no recompute and full recompute") {
@@ -56,10 +50,10 @@ TEST_CASE("estimate --ac-policy every-2-layers lies between no recompute and ful
   REQUIRE(none.exit_code == 0);
   REQUIRE(full.exit_code == 0);
   REQUIRE(half.exit_code == 0);
-  CHECK(number(half.out, "step_s") < number(full.out, "step_s"));
-  CHECK(number(half.out, "step_s") > number(none.out, "step_s"));
-  CHECK(number(half.out, "activations_bytes") > number(full.out, "activations_bytes"));
-  CHECK(number(half.out, "activations_bytes") < number(none.out, "activations_bytes"));
+  CHECK(json_number(half.out, "step_s") < json_number(full.out, "step_s"));
+  CHECK(json_number(half.out, "step_s") > json_number(none.out, "step_s"));
+  CHECK(json_number(half.out, "activations_bytes") > json_number(full.out, "activations_bytes"));
+  CHECK(json_number(half.out, "activations_bytes") < json_number(none.out, "activations_bytes"));
 }
 
 TEST_CASE("bad --ac-policy values are one line and exit 2") {

@@ -125,18 +125,13 @@ TEST_CASE("estimate --moe-a2a-overlap hides the EP all-to-all, round-trips throu
   INFO(on.err);
   REQUIRE(off.exit_code == 0);
   REQUIRE(on.exit_code == 0);
-  auto field = [](const std::string& j, const std::string& key) {
-    const size_t at = j.find("\"" + key + "\": ");
-    REQUIRE(at != std::string::npos);
-    return std::stod(j.substr(at + key.size() + 4));
-  };
-  CHECK(field(off.out, "tp_comm_s") > 0.0);  // the dispatch/combine all-to-all, exposed
-  CHECK(field(on.out, "tp_comm_s") < field(off.out, "tp_comm_s"));
-  CHECK(field(on.out, "step_s") < field(off.out, "step_s"));
+  CHECK(json_number(off.out, "tp_comm_s") > 0.0);  // the dispatch/combine all-to-all, exposed
+  CHECK(json_number(on.out, "tp_comm_s") < json_number(off.out, "tp_comm_s"));
+  CHECK(json_number(on.out, "step_s") < json_number(off.out, "step_s"));
   CHECK(slurp(plan).find("\"moe_a2a_overlap\": true") != std::string::npos);
   CliResult again = run_cli("estimate --plan " + plan + " --format json");
   REQUIRE(again.exit_code == 0);
-  CHECK(field(again.out, "step_s") == Approx(field(on.out, "step_s")));
+  CHECK(json_number(again.out, "step_s") == Approx(json_number(on.out, "step_s")));
   CHECK(off.out.find("moe_a2a_overlap") == std::string::npos);
   CliResult text = run_cli("estimate --plan " + plan);
   CHECK(text.out.find("EP all-to-all overlapped") != std::string::npos);

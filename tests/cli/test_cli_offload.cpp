@@ -14,12 +14,6 @@ const std::string kLlama70b = source_path("examples/models/llama-3-70b.yaml");  
 const std::string kBase = "estimate --model " + kLlama70b +
                           " --hardware gb200-nvl72 --gpus 64 --global-batch 256 --seq 8192 --framework megatron "
                           "--zero 1 --micro-batch 1 ";
-
-double field(const std::string& j, const std::string& key) {
-  const size_t at = j.find("\"" + key + "\": ");
-  REQUIRE(at != std::string::npos);
-  return std::stod(j.substr(at + key.size() + 4));
-}
 }  // namespace
 
 TEST_CASE("estimate --activation-offload-layers keeps L - n + 1 layers' activations, round-trips, exports") {
@@ -29,13 +23,13 @@ TEST_CASE("estimate --activation-offload-layers keeps L - n + 1 layers' activati
   INFO(on.err);
   REQUIRE(off.exit_code == 0);
   REQUIRE(on.exit_code == 0);
-  CHECK(field(on.out, "activations_bytes") < field(off.out, "activations_bytes"));
-  CHECK(field(on.out, "step_s") == Approx(field(off.out, "step_s")));  // NVLink-C2C hides the copies
+  CHECK(json_number(on.out, "activations_bytes") < json_number(off.out, "activations_bytes"));
+  CHECK(json_number(on.out, "step_s") == Approx(json_number(off.out, "step_s")));  // NVLink-C2C hides the copies
   CHECK(on.out.find("\"activation_offload_layers\": 40") != std::string::npos);
   CHECK(off.out.find("activation_offload_layers") == std::string::npos);
   CliResult again = run_cli("estimate --plan " + plan + " --format json");
   REQUIRE(again.exit_code == 0);
-  CHECK(field(again.out, "activations_bytes") == Approx(field(on.out, "activations_bytes")));
+  CHECK(json_number(again.out, "activations_bytes") == Approx(json_number(on.out, "activations_bytes")));
   CHECK(run_cli("estimate --plan " + plan).out.find("activations of 40 layers offloaded to host") != std::string::npos);
   CliResult ex = run_cli(kBase + "--activation-offload-layers 40 --export slurm");
   REQUIRE(ex.exit_code == 0);

@@ -166,14 +166,20 @@ runs:
   CHECK(bad.error().one_line().find("mxfp8") != std::string::npos);  // the hint names the accepted recipes
 }
 
-TEST_CASE("moe_a2a_overlap is read for megatron and nemo runs and refused for other frameworks") {
-  const std::string row = R"(
+// A one-run validation file whose run carries `key` and, last, `framework: <fw>}` (append fw + "}\n").
+static std::string one_run_with(const std::string& key) {
+  return R"(
 source: test
 hardware: h100-80gb-sxm
 models:
   m: {n_embd: 2048, n_layer: 24, n_head: 16, vocab_size: 50368, n_positions: 2048, dropout: false}
 runs:
-  - {model: m, gpus: 8, dp: 8, zero: 1, global_batch: 64, micro_batch: 8, tokens_per_s_per_gpu: 1, moe_a2a_overlap: true, framework: )";
+  - {model: m, gpus: 8, dp: 8, zero: 1, global_batch: 64, micro_batch: 8, tokens_per_s_per_gpu: 1, )" +
+         key + ", framework: ";
+}
+
+TEST_CASE("moe_a2a_overlap is read for megatron and nemo runs and refused for other frameworks") {
+  const std::string row = one_run_with("moe_a2a_overlap: true");
   for (const char* fw : {"megatron", "nemo"}) {
     auto ok = parse_validation(row + fw + "}\n", "t.yaml");
     INFO(fw);
@@ -327,13 +333,7 @@ TEST_CASE("llm-foundry files: runs name the kernel their benchmark script ran (t
 }
 
 TEST_CASE("activation_offload_layers is read for megatron and nemo runs, refused elsewhere, and costed") {
-  const std::string row = R"(
-source: test
-hardware: h100-80gb-sxm
-models:
-  m: {n_embd: 2048, n_layer: 24, n_head: 16, vocab_size: 50368, n_positions: 2048, dropout: false}
-runs:
-  - {model: m, gpus: 8, dp: 8, zero: 1, global_batch: 64, micro_batch: 8, tokens_per_s_per_gpu: 1, activation_offload_layers: 12, framework: )";
+  const std::string row = one_run_with("activation_offload_layers: 12");
   for (const char* fw : {"megatron", "nemo"}) {
     auto ok = parse_validation(row + fw + "}\n", "t.yaml");
     INFO(fw);
