@@ -280,6 +280,7 @@ FrameworkKnobs framework_knobs(const FrameworkSpec& f) {
   if (f.id == Framework::Torchtitan) {
     k.torch_compile = false;
     k.sharding.fsdp2_copies = true;
+    k.sharding.pipeline_keeps_unsharded = true;
     k.torchtitan_attention_inputs = true;
     k.foreach_adamw = true;
     k.fp8_saves_quantized_inputs = false;  // torchao Float8Linear keeps the 16-bit inputs

@@ -40,6 +40,14 @@ struct ShardingKnobs {
   /// all-gather's copy-in / copy-out and the reduce-scatter's copy-in run on the compute stream
   /// (costmodel/fsdp2_copies.h). FSDP1 and DeepSpeed gather into flat buffers the parameters view.
   bool fsdp2_copies = false;
+  /// FSDP2 under torch.distributed.pipelining (torchtitan, pp > 1): the blocks are wrapped with
+  /// reshard_after_forward=False "to avoid per-microbatch all-gathers" (torchtitan
+  /// parallelize_llama.py apply_fsdp), and the pipeline stage runs every backward with gradient sync
+  /// and reshard-after-backward off, then calls post_backward on every group after the last one
+  /// (torch/distributed/pipelining/stage.py backward_maybe_with_nosync, torch 2.5-2.6): the stage's
+  /// weights stay gathered all step, its gradients accumulate unsharded in the reduce dtype and are
+  /// reduce-scattered once, after the last backward (costmodel/fsdp2_pipeline.h).
+  bool pipeline_keeps_unsharded = false;
 };
 
 /// Which fused attention kernel a framework runs (AttentionKind::Fused only).

@@ -72,6 +72,8 @@ struct ChunkCosts {
   double grad_bytes = 0;                // this chunk's gradient bytes per GPU (DP reduction size)
   double dp_reduce_s = 0;               // DP gradient reduction of this chunk's gradients (per step)
   double zero3_gather_s = 0;            // ZeRO-3 all-gather of this chunk's weights (per pass)
+  bool gather_once = false;             // FSDP2 under a pipeline: gathered once per step, reduced once
+                                        // after the last backward (costmodel/fsdp2_pipeline.h)
   double zero3_refetch_share = 0;       // ZeRO-3: share of layers gathered twice in backward (zero_comm.h)
   double ep_comm_forward_s = 0;         // MoE dispatch/combine all-to-all inside tp_comm_forward_s
   double ep_comm_backward_s = 0;        // ... inside tp_comm_backward_s (with the recomputed layers' repeat)

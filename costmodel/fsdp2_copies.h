@@ -21,11 +21,15 @@ namespace meshplan {
 /// backward's gather, zero_comm.h), one reduce-scatter in backward. The root unit (embedding, final
 /// norm, output layer) is not counted here. Llama 3 8B block (218.1 M), d 8, bf16: 4.75 P = 1.04 GB
 /// forward, 12.25 P = 2.67 GB backward.
+/// The reduce dtype's bytes: torchtitan's mixed_precision_reduce default float32 (job_config.py).
+constexpr double kFsdp2ReduceBytes = 4.0;
+
 EagerBytes fsdp2_copy_bytes(double block_params, int fsdp_degree, double element_bytes, double reduce_bytes);
 
 /// Seconds those copies take on one GPU per block and micro-batch (memory bound, the job's 16-bit
 /// dtype, fp32 reduce), forward and backward; zero unless ZeRO-3 with FSDP2's copies over a
-/// sharding group of more than one GPU. The closed form (step.cpp) and the simulator's chunk costs
+/// sharding group of more than one GPU. Under a pipeline that keeps the stage unsharded
+/// (costmodel/fsdp2_pipeline.h, ZeRO 2 or 3) they are pipeline_copy_times. The closed form (step.cpp) and the simulator's chunk costs
 /// both take them from here.
 struct Fsdp2CopyTimes {
   double forward_s = 0;

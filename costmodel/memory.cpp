@@ -8,6 +8,7 @@
 #include "costmodel/activations.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/fp8.h"
+#include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/moe_cost.h"
 #include "costmodel/moe_layout.h"
 #include "costmodel/pipeline.h"
@@ -96,16 +97,18 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
   if (stage == cfg.pp - 1)
     bytes += head_in_flight * head_activation_bytes(m, b, s, t, sp, e, p.job.knobs.loss_chunk_bytes) +
              loss_chunk_working_bytes(m, b, s, t, p.job.knobs.loss_chunk_bytes);
-  if (cfg.zero_stage >= 3) {
-    // Current and prefetched layer gathered to full (TP-local) size.
+  if (cfg.zero_stage >= 3 && !pipeline_keeps_unsharded(p, cfg)) {
+    // Current and prefetched layer gathered to full (TP-local) size (under a pipeline that keeps the
+    // stage unsharded, its whole weights are counted as static: costmodel/fsdp2_pipeline.h).
     bytes += 2.0 * layer_parameters_per_gpu(m, t) * param_bytes(p.job.convention).weights;
   }
   return bytes;
 }
 
 MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int stage) {
-  const StaticBytes st = static_bytes(stage_parameters_per_gpu(p.model, cfg, stage), p.job.convention,
-                                      cfg.zero_stage, grad_group_size(cfg));
+  const double params = stage_parameters_per_gpu(p.model, cfg, stage);
+  StaticBytes st = static_bytes(params, p.job.convention, cfg.zero_stage, grad_group_size(cfg));
+  if (pipeline_keeps_unsharded(p, cfg)) st = pipeline_unsharded_static_bytes(p, params, st);
   const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
   MemoryBreakdown mb;
   mb.weights_bytes = st.weights + fp8_stage_bytes(p, cfg, stage_layers(p.model, cfg, stage)) + ex.weights;
@@ -145,7 +148,8 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
       cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;
   k.head_activation = head_in_flight * head_activation_bytes(m, b, s, t, sp, e, p.job.knobs.loss_chunk_bytes) +
                       loss_chunk_working_bytes(m, b, s, t, p.job.knobs.loss_chunk_bytes);
-  if (cfg.zero_stage >= 3) k.zero3_buffers = 2.0 * k.layer_params * param_bytes(p.job.convention).weights;
+  if (cfg.zero_stage >= 3 && !pipeline_keeps_unsharded(p, cfg))
+    k.zero3_buffers = 2.0 * k.layer_params * param_bytes(p.job.convention).weights;
   return k;
 }
 }  // namespace
@@ -157,6 +161,7 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
   const double d = static_cast<double>(grad_group_size(cfg));  // ZeRO shards over dp * cp
   const double shard_w = cfg.zero_stage >= 3 ? d : 1.0, shard_g = cfg.zero_stage >= 2 ? d : 1.0,
                shard_o = cfg.zero_stage >= 1 ? d : 1.0;
+  const bool unsharded = pipeline_keeps_unsharded(p, cfg);
   MemoryBreakdown worst;
   worst.peak_bytes = -1.0;
   for (int stage = 0; stage < cfg.pp; ++stage) {
@@ -169,6 +174,11 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
     const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
     mb.weights_bytes = params * pb.weights / shard_w + fp8_stage_bytes(p, cfg, layers) + ex.weights;
     mb.gradients_bytes = params * pb.gradients / shard_g + ex.gradients;
+    if (unsharded) {  // costmodel/fsdp2_pipeline.h
+      const StaticBytes st = pipeline_unsharded_static_bytes(p, params, StaticBytes{});
+      mb.weights_bytes = st.weights + fp8_stage_bytes(p, cfg, layers) + ex.weights;
+      mb.gradients_bytes = st.gradients + ex.gradients;
+    }
     mb.optimizer_bytes = params * pb.optimizer / shard_o + ex.optimizer;
     mb.activations_bytes = in_flight * offload_resident_layers(p, layers) * k.layer_activation + k.working +
                            (first ? in_flight * k.embedding_activation : 0.0) + (last ? k.head_activation : 0.0) +

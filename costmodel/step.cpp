@@ -12,6 +12,7 @@
 #include "costmodel/grad_compression.h"
 #include "costmodel/flops.h"
 #include "costmodel/fsdp2_copies.h"
+#include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/grad_accumulation.h"
 #include "costmodel/memory.h"
 #include "costmodel/moe_a2a_overlap.h"
@@ -177,6 +178,16 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
     // --overlap-param-gather: the gather runs under the next step's first forward (FrameworkKnobs).
     const double after_exposed = p.job.knobs.param_gather_overlap ? std::max(0.0, after - st.forward_s) : after;
     out.exposed_s = (overlap ? std::max(0.0, reduce - st.backward_s) : reduce) + after_exposed;
+    return out;
+  }
+  // FSDP2 under a pipeline schedule (torchtitan): one gather and one reduce-scatter per step
+  // (costmodel/fsdp2_pipeline.h), plus FSDP2's copies on the compute stream.
+  if (pipeline_keeps_unsharded(p, cfg)) {
+    out = pipeline_unsharded_dp_comm(p, cfg, stage, st);
+    const Fsdp2CopyTimes copies = fsdp2_copy_times(p, cfg);
+    const double copies_s = M * stage_layers(p.model, cfg, stage) * (copies.forward_s + copies.backward_s);
+    out.total_s += copies_s;
+    out.exposed_s += copies_s;
     return out;
   }
   // ZeRO-2/3 keep only a gradient shard, so every micro-batch's gradients are reduce-scattered
@@ -360,8 +371,9 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     }
     k.grad_bytes += expert_chunk_grad_bytes(p, cfg, c);  // MoE: reduced over the expert-data group
     k.dp_reduce_s += expert_chunk_reduce_s(p, cfg, c);
-    k.zero3_gather_s = cfg.zero_stage >= 3 ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
+    k.zero3_gather_s = cfg.zero_stage >= 3 || pipeline_keeps_unsharded(p, cfg) ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
     k.zero3_refetch_share = cfg.zero_stage >= 3 ? zero3_refetch_share(p, cfg) : 0.0;
+    k.gather_once = pipeline_keeps_unsharded(p, cfg);
     // FSDP2's copies run on the compute stream (the closed form counts them with the ZeRO traffic).
     const Fsdp2CopyTimes copies = fsdp2_copy_times(p, cfg);
     k.forward_s += k.layers * copies.forward_s;

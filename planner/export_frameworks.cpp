@@ -72,7 +72,10 @@ std::string torchtitan_toml(const Problem& p, const ParallelConfig& c, bool fsdp
   o << "\n[parallelism]\n"
     << "data_parallel_replicate_degree = " << (shard ? 1 : c.dp) << "\n"
     << "data_parallel_shard_degree = " << (shard ? c.dp : 1) << "\n";
-  if (shard) o << "fsdp_reshard_after_forward = \"" << (c.zero_stage == 3 ? "always" : "never") << "\"\n";
+  // With PP, torchtitan's "default" keeps every stage gathered all step (no per-micro-batch
+  // all-gathers), which is what meshplan costs there (costmodel/fsdp2_pipeline.h): say "never".
+  if (shard)
+    o << "fsdp_reshard_after_forward = \"" << (c.zero_stage == 3 && c.pp == 1 ? "always" : "never") << "\"\n";
   o << "tensor_parallel_degree = " << c.tp << "\n"
     << "pipeline_parallel_degree = " << c.pp << "\n"
     << "context_parallel_degree = 1\n"

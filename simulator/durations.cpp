@@ -7,6 +7,7 @@
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/memory.h"
 
 namespace meshplan {
@@ -66,11 +67,15 @@ ChunkTimes chunk_times(const ChunkCosts& c, const ParallelConfig& cfg, bool spli
   // shard, so every micro-batch's gradients are reduce-scattered as its backward produces them
   // (Rajbhandari et al. 2020, sec. 5.2), as the cost model assumes.
   const Nanoseconds reduce = ideal || grad_group_size(cfg) <= 1 ? 0 : seconds_to_ns(c.dp_reduce_s);
-  t.dp_reduce_ns = cfg.zero_stage <= 1 ? reduce : 0;
-  t.reduce_per_micro_batch_ns = cfg.zero_stage >= 2 ? reduce : 0;
+  // FSDP2 under a pipeline (torchtitan) reduces once per step after the last backward and gathers
+  // once, in micro-batch 0's forward, at ZeRO 2 and 3 alike (costmodel/fsdp2_pipeline.h).
+  const bool once = c.gather_once;
+  t.dp_reduce_ns = cfg.zero_stage <= 1 || once ? reduce : 0;
+  t.reduce_per_micro_batch_ns = cfg.zero_stage >= 2 && !once ? reduce : 0;
   t.layers = std::max(1, c.layers);
+  t.gather_once = once;
   // One layer's share of the chunk's per-pass gather (embedding/head weights spread over layers).
-  t.gather_ns = ideal || grad_group_size(cfg) <= 1 || cfg.zero_stage < 3 ? 0 : seconds_to_ns(c.zero3_gather_s / t.layers);
+  t.gather_ns = ideal || grad_group_size(cfg) <= 1 || (cfg.zero_stage < 3 && !once) ? 0 : seconds_to_ns(c.zero3_gather_s / t.layers);
   // As the cost model: only the layers whose recomputed forward gathers again (costmodel/zero_comm.h).
   t.refetch_layers = static_cast<int>(std::lround(c.zero3_refetch_share * t.layers));
   t.activation_bytes = c.activation_bytes;
@@ -82,7 +87,8 @@ ChunkTimes chunk_times(const ChunkCosts& c, const ParallelConfig& cfg, bool spli
 // ZeRO-1/2: after the optimizer each rank all-gathers the updated 16-bit weight shards of its stage.
 std::vector<Nanoseconds> after_gather(const Problem& p, const ParallelConfig& cfg, bool ideal) {
   std::vector<Nanoseconds> out(cfg.pp, 0);
-  if (ideal || grad_group_size(cfg) <= 1 || cfg.zero_stage < 1 || cfg.zero_stage > 2) return out;
+  if (ideal || grad_group_size(cfg) <= 1 || cfg.zero_stage < 1 || cfg.zero_stage > 2 || pipeline_keeps_unsharded(p, cfg))
+    return out;
   const GroupPlacement g = grad_group(p.hardware, cfg);  // dp * cp ranks
   const double bytes_per_param = param_bytes(p.job.convention).weights;
   for (int r = 0; r < cfg.pp; ++r)

@@ -53,8 +53,11 @@ Step World::reduce(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& w
   LaneState& s = lanes[lane];
   if (op.dur_ns > 0) {
     const int buckets = p.layers[op.model_chunk];
+    const bool after = p.reduce_after_backward[op.model_chunk] != 0;  // post_backward after the last B
     for (int b = 0; b < buckets; ++b)
-      issue(lane, bucket_ready_ns(s.grad_start_ns[op.chunk], s.grad_dur_ns[op.chunk], b, buckets),
+      issue(lane,
+            after ? s.grad_start_ns[op.chunk] + s.grad_dur_ns[op.chunk]
+                  : bucket_ready_ns(s.grad_start_ns[op.chunk], s.grad_dur_ns[op.chunk], b, buckets),
             share_ns(op.dur_ns, b, buckets), ActionKind::ReduceGrads, op.chunk, -1, wake);
   }
   ++s.stats.actions;

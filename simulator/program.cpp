@@ -37,11 +37,11 @@ Op compile_op(const SimInput& in, const Program& p, int rep, int r, const Action
   switch (a.kind) {
     case ActionKind::Forward:
       op.dur_ns = scaled(ct.forward_ns, slow);
-      op.pieces = static_cast<int16_t>(ct.gather_ns > 0 ? ct.layers : 1);
+      op.pieces = static_cast<int16_t>(ct.gather_ns > 0 && (!ct.gather_once || a.micro_batch == 0) ? ct.layers : 1);
       break;
     case ActionKind::Backward:
       op.dur_ns = scaled(ct.backward_ns, slow);
-      op.pieces = static_cast<int16_t>(ct.gather_ns > 0 ? ct.layers + ct.refetch_layers : 1);
+      op.pieces = static_cast<int16_t>(ct.gather_ns > 0 && !ct.gather_once ? ct.layers + ct.refetch_layers : 1);
       op.releases = !split;
       break;
     case ActionKind::BackwardWeight:
@@ -91,6 +91,7 @@ Program compile_program(const SimInput& in) {
     p.gather_ns.push_back(ct.gather_ns);
     p.layers.push_back(ct.layers < 1 ? 1 : ct.layers);
     p.refetch_layers.push_back(ct.refetch_layers);
+    p.reduce_after_backward.push_back(ct.gather_once ? 1 : 0);
     p.activation_bytes.push_back(ct.activation_bytes);
     p.tp_forward_ns.push_back(ct.tp_forward_ns);
     p.tp_backward_ns.push_back(ct.tp_backward_ns);

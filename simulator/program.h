@@ -34,6 +34,7 @@ struct Program {
   std::vector<Nanoseconds> gather_ns;         // per model chunk: one ZeRO-3 gather (0 = none)
   std::vector<int> layers;                    // per model chunk (gradient buckets)
   std::vector<int> refetch_layers;            // per model chunk: layers gathered twice in B
+  std::vector<char> reduce_after_backward;    // per model chunk: R's buckets wait for the whole last B
   std::vector<double> activation_bytes;       // per model chunk
   std::vector<Nanoseconds> tp_forward_ns;     // per model chunk: TP communication inside F
   std::vector<Nanoseconds> tp_backward_ns;    // per model chunk: TP communication inside B

@@ -24,6 +24,8 @@ struct ChunkTimes {
   Nanoseconds reduce_per_micro_batch_ns = 0;  // ZeRO-2/3: reduce-scatter of the chunk's gradients after
                                               // every micro-batch's gradient-producing op (B or W)
   Nanoseconds gather_ns = 0;       // ZeRO-3: all-gather of one layer's weights (0 otherwise)
+  bool gather_once = false;        // gathers only in micro-batch 0's F, none in B; the step's reduce (R)
+                                   // starts after the last B, not under it (costmodel/fsdp2_pipeline.h)
   int layers = 1;                  // gradient buckets and ZeRO-3 gathers are per layer
   int refetch_layers = 0;          // ZeRO-3: layers (0..layers) whose recomputed forward in B gathers
                                    // their weights again (DeepSpeed; costmodel/zero_comm.h)

@@ -10,6 +10,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "core/framework.h"
 #include "core/io.h"
 #include "costmodel/zero_comm.h"
 #include "simulator/goodput.h"
@@ -293,4 +294,30 @@ TEST_CASE("goodput: Young/Daly interval for a stated failure rate") {
   CHECK(g->goodput_at_interval < g->goodput_at_daly);
   in.checkpoint_s = 0;
   CHECK_FALSE(goodput(in).ok());
+}
+
+TEST_CASE("FSDP2 under a pipeline (torchtitan): gathers only in micro-batch 0's forward, simulated as estimated") {
+  Problem p = problem("llama-2-7b", 32, 64);
+  p.job.knobs = framework_knobs(framework_spec(Framework::Torchtitan));
+  p.job.convention = ParamConvention::Megatron;
+  for (int zero : {2, 3}) {
+    ParallelConfig c = config(p, 2, 2, zero, ScheduleKind::OneFOneB, 1);
+    c.sequence_parallel = true;
+    REQUIRE(validate_config(p, c, "test").empty());
+    auto ps = simulate_plan(p, c, SimOptions{});
+    REQUIRE(ps.ok());
+    const int layers = ps->costs.chunks[0].layers;
+    int forward = 0, backward = 0, reduce = 0;
+    for (const Span& s : ps->result.spans) {
+      if (s.lane != 0 || s.stream != Stream::Dp) continue;
+      forward += s.kind == ActionKind::Forward;
+      backward += s.kind == ActionKind::Backward;
+      reduce += s.kind == ActionKind::ReduceGrads;
+    }
+    INFO("zero " << zero << ": " << check_named(*ps, "estimate").detail);
+    CHECK(forward == layers);  // one gather per layer per step, not per micro-batch
+    CHECK(backward == 0);
+    CHECK(reduce == layers);   // the step's reduce-scatter, once
+    CHECK(check_named(*ps, "estimate").ok);
+  }
 }
