@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/validation_runs.h"
+#include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/cp_torch_allgather.h"
 #include "costmodel/validate.h"
@@ -55,10 +56,25 @@ TEST_CASE("torch_all_gather on a slow link: the gather beyond step 0 and every d
   REQUIRE(send > a.step.backward_s);
   CHECK(a.forward_exposed_s == Approx(gather - a.step.forward_s));
   CHECK(a.backward_exposed_s == Approx((gather - a.step.backward_s) + 7.0 * (send - a.step.backward_s) + send));
-  // Compute is the p2p ring's: cp half-blocks of L = 16384.
+  // Compute is the p2p ring's (cp half-blocks of L = 16384) plus the eager merge around the SDPA calls.
   Problem ring = p;
   ring.job.cp_comm = CpComm::P2p;
-  CHECK(a.core.forward_s == Approx(cp_attention(ring, cp8(), 312e12, 2.0).core.forward_s));
+  const CpAttention r = cp_attention(ring, cp8(), 312e12, 2.0);
+  const EagerBytes merge = torch_cp_merge_bytes(8, 16384.0 * 4096.0, 2.0);
+  CHECK(a.core.forward_s == Approx(r.core.forward_s + memory_bound_time_s(p.hardware, merge.forward)));
+  CHECK(a.core.backward_s == Approx(r.core.backward_s + memory_bound_time_s(p.hardware, merge.backward)));
+}
+
+TEST_CASE("torch_all_gather's eager merge: fp32 partial outputs, dQ/dK/dV accumulators, K/V and dK/dV concatenations") {
+  const double E = 1e6;
+  // bf16, cp 8: forward 12 + 46 x 7 = 334 bytes per query element, backward 50 + 34 x 7 + 26 x 8 = 496.
+  CHECK(torch_cp_merge_bytes(8, E, 2.0).forward == Approx(334.0 * E));
+  CHECK(torch_cp_merge_bytes(8, E, 2.0).backward == Approx(496.0 * E));
+  // cp 2: 58 and 136; fp32 activations (e 4), cp 2: 2 x 8 + 56 = 72 and 12 + 24 + 8 + 12 + 44 + 2 x 28 = 156.
+  CHECK(torch_cp_merge_bytes(2, E, 2.0).forward == Approx(58.0 * E));
+  CHECK(torch_cp_merge_bytes(2, E, 2.0).backward == Approx(136.0 * E));
+  CHECK(torch_cp_merge_bytes(2, E, 4.0).forward == Approx(72.0 * E));
+  CHECK(torch_cp_merge_bytes(2, E, 4.0).backward == Approx(156.0 * E));
 }
 
 TEST_CASE("validation files: cp_comm must be known, torch_all_gather only under torchtitan, fp8_recipe known") {
