@@ -172,14 +172,11 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
                                                     cfg.num_micro_batches, stage);
     MemoryBreakdown mb;
     const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
-    mb.weights_bytes = params * pb.weights / shard_w + fp8_stage_bytes(p, cfg, layers) + ex.weights;
-    mb.gradients_bytes = params * pb.gradients / shard_g + ex.gradients;
-    if (unsharded) {  // costmodel/fsdp2_pipeline.h
-      const StaticBytes st = pipeline_unsharded_static_bytes(p, params, StaticBytes{});
-      mb.weights_bytes = st.weights + fp8_stage_bytes(p, cfg, layers) + ex.weights;
-      mb.gradients_bytes = st.gradients + ex.gradients;
-    }
-    mb.optimizer_bytes = params * pb.optimizer / shard_o + ex.optimizer;
+    StaticBytes st{params * pb.weights / shard_w, params * pb.gradients / shard_g, params * pb.optimizer / shard_o};
+    if (unsharded) st = pipeline_unsharded_static_bytes(p, params, st);  // costmodel/fsdp2_pipeline.h
+    mb.weights_bytes = st.weights + fp8_stage_bytes(p, cfg, layers) + ex.weights;
+    mb.gradients_bytes = st.gradients + ex.gradients;
+    mb.optimizer_bytes = st.optimizer + ex.optimizer;
     mb.activations_bytes = in_flight * offload_resident_layers(p, layers) * k.layer_activation + k.working +
                            (first ? in_flight * k.embedding_activation : 0.0) + (last ? k.head_activation : 0.0) +
                            k.zero3_buffers;

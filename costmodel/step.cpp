@@ -371,9 +371,9 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     }
     k.grad_bytes += expert_chunk_grad_bytes(p, cfg, c);  // MoE: reduced over the expert-data group
     k.dp_reduce_s += expert_chunk_reduce_s(p, cfg, c);
-    k.zero3_gather_s = cfg.zero_stage >= 3 || pipeline_keeps_unsharded(p, cfg) ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
+    k.gather_once = pipeline_keeps_unsharded(p, cfg);  // FSDP2 under a pipeline, ZeRO 2 or 3
+    k.zero3_gather_s = cfg.zero_stage >= 3 || k.gather_once ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
     k.zero3_refetch_share = cfg.zero_stage >= 3 ? zero3_refetch_share(p, cfg) : 0.0;
-    k.gather_once = pipeline_keeps_unsharded(p, cfg);
     // FSDP2's copies run on the compute stream (the closed form counts them with the ZeRO traffic).
     const Fsdp2CopyTimes copies = fsdp2_copy_times(p, cfg);
     k.forward_s += k.layers * copies.forward_s;
