@@ -75,6 +75,11 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                   "backward, copied over the profile's node.host_link under the next layers' compute; needs "
                   "--framework megatron or nemo, N < layers, --pp 1 and --recompute none; plan keeps only such "
                   "layouts (default 0: off)");
+  sub->add_flag("--fp8-param-gather", o.fp8_param_gather,
+                "Megatron-Core's --fp8-param-gather (FP8 primary weights, as Megatron-Bridge's FP8 recipes set "
+                "it): the linear layers' weights are kept only as FP8, with no 16-bit copy, and the distributed "
+                "optimizer gathers them in FP8 (MXFP8: in 16 bits); needs --framework megatron or nemo and "
+                "--fp8 delayed, current, blockwise or mxfp8 (default off)");
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -85,6 +90,20 @@ static bool given(CLI::App* app, const char* flag) { return app && app->count(fl
 
 // Megatron-Core's --overlap-moe-expert-parallel-comm and --cpu-offloading: only Megatron-LM and NeMo run them.
 static bool runs_megatron_core_option(Framework f) { return f == Framework::Megatron || f == Framework::Nemo; }
+
+// FP8 primary weights are Megatron-Core's, under one of Transformer Engine's recipes.
+static Result<bool> check_fp8_param_gather(const Job& job, const std::string& where, const std::string& field) {
+  if (!runs_megatron_core_option(job.framework))
+    return make_error(where, field, "true",
+                      std::string("is Megatron-Core's --fp8-param-gather; framework ") + to_string(job.framework) +
+                          " does not run it",
+                      "add --framework megatron or nemo, or drop --fp8-param-gather");
+  if (job.fp8 == Fp8Recipe::None || job.fp8 == Fp8Recipe::Rowwise)
+    return make_error(where, field, "true",
+                      std::string("needs Transformer Engine FP8 weights; --fp8 is ") + to_string(job.fp8),
+                      "add --fp8 current, delayed, blockwise or mxfp8, or drop --fp8-param-gather");
+  return true;
+}
 
 static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   if (!only_given || given(o.app, "--cp-comm")) {
@@ -165,6 +184,10 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
                         "add --framework megatron or nemo, or drop --activation-offload-layers");
     job.knobs.activation_offload_layers = o.activation_offload_layers;
   }
+  if (given(o.app, "--fp8-param-gather")) {
+    if (auto ok = check_fp8_param_gather(job, kCmd, "--fp8-param-gather"); !ok) return ok.error();
+    job.knobs.fp8_param_gather = o.fp8_param_gather;
+  }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
   return true;
@@ -192,6 +215,7 @@ void add_job_features(ojson& j, const Job& job) {
     j["cross_entropy"] = to_string(job.knobs.cross_entropy);
   if (job.knobs.moe_a2a_overlap) j["moe_a2a_overlap"] = true;
   if (job.knobs.activation_offload_layers > 0) j["activation_offload_layers"] = job.knobs.activation_offload_layers;
+  if (job.knobs.fp8_param_gather) j["fp8_param_gather"] = true;
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
@@ -274,6 +298,13 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
   if (!f)
     return make_error(file, at + ".fp8", fp8, "unknown FP8 recipe", "none, delayed, current, blockwise, mxfp8 or rowwise");
   job.fp8 = *f;
+  if (j.is_object() && j.contains("fp8_param_gather")) {  // after the recipe, which it needs
+    if (!j["fp8_param_gather"].is_boolean())
+      return make_error(file, at + ".fp8_param_gather", j["fp8_param_gather"].dump(), "must be true or false", "");
+    job.knobs.fp8_param_gather = j["fp8_param_gather"].get<bool>();
+    if (job.knobs.fp8_param_gather)
+      if (auto ok = check_fp8_param_gather(job, file, at + ".fp8_param_gather"); !ok) return ok.error();
+  }
   auto a = parse_ac_policy(acp);
   if (!a) return make_error(file, at + ".ac_policy", acp, "unknown activation-checkpoint policy",
                             "megatron, torchtitan-op or every-N-layers");

@@ -13,6 +13,7 @@
 #include "core/framework.h"
 #include "core/io.h"
 #include "core/job_features.h"
+#include "costmodel/fp8_params.h"
 #include "meshplan_version.h"
 
 namespace meshplan::cli {
@@ -197,6 +198,7 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
     << (p.job.knobs.activation_offload_layers > 0
             ? ", activations of " + std::to_string(p.job.knobs.activation_offload_layers) + " layers offloaded to host"
             : "")
+    << (fp8_primary_weights(p) ? ", FP8 primary weights (--fp8-param-gather)" : "")
     << "\n";
   o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << (c.cp > 1 ? " cp=" + std::to_string(c.cp) : "")
     << " zero=" << c.zero_stage

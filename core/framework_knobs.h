@@ -100,6 +100,12 @@ struct FrameworkKnobs {
   /// Megatron --overlap-param-gather (distributed optimizer): the all-gather of the updated 16-bit
   /// weights after the optimizer step runs under the next step's first forward. Off by default.
   bool param_gather_overlap = false;
+  /// Megatron-Core --fp8-param-gather (Transformer Engine FP8 primary weights; Megatron-Bridge's
+  /// performance recipes set it in every FP8 current-scaling and MXFP8 precision config): the linear
+  /// layers' weights live only as FP8 tensors, with no 16-bit copy beside the cached FP8 data, and the
+  /// distributed optimizer's all-gather sends the FP8 bytes (MXFP8: the 16-bit weights into the
+  /// gradient buffer, reuse_grad_buf_for_mxfp8_param_ag). costmodel/fp8_params.h.
+  bool fp8_param_gather = false;
   /// Megatron-Core --overlap-moe-expert-parallel-comm (+ --delay-wgrad-compute): the combined 1F1B
   /// schedule hides the expert all-to-all under another micro-batch's compute
   /// (costmodel/moe_a2a_overlap.h). Off by default, as in Megatron-Core.

@@ -39,6 +39,7 @@ struct RunDefaults {
   bool tuning = false;
   bool fp8 = false;
   bool unpad_attention = false;
+  bool fp8_param_gather = false;
   std::string fused_kernel;
   std::string cross_entropy;
 };
@@ -129,6 +130,8 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
            "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32 or generic");
   run.unpad_attention =
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
+  run.fp8_param_gather =
+      r.boolean(n, "fp8_param_gather", path + ".fp8_param_gather", defaults.fp8_param_gather, "true|false");
   if (Reader::has(n, "compile"))  // torchtitan's compile.enable; absent: the framework's default
     run.torch_compile = r.boolean(n, "compile", path + ".compile", true, "true|false");
   const std::string norm = r.text(n, "norm_type", path + ".norm_type", std::string("rmsnorm"), "rmsnorm|fused_rmsnorm");
@@ -203,6 +206,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   defaults.tuning = use == "tuning";
   defaults.fp8 = r.boolean(root, "fp8", "fp8", set.dtype == "fp8", "true|false");
   defaults.unpad_attention = r.boolean(root, "unpad_attention", "unpad_attention", false, "true|false");
+  defaults.fp8_param_gather = r.boolean(root, "fp8_param_gather", "fp8_param_gather", false, "true|false");
   defaults.fused_kernel = r.text(root, "fused_kernel", "fused_kernel", std::string(), kKernels);
   if (!defaults.fused_kernel.empty() && !parse_fused_kernel(defaults.fused_kernel))
     r.fail("fused_kernel", defaults.fused_kernel, "unknown attention kernel", kKernels);

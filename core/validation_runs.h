@@ -47,6 +47,7 @@ struct ValidationRun {
   bool moe_a2a_overlap = false;       // Megatron-Core --overlap-moe-expert-parallel-comm (FrameworkKnobs)
   int activation_offload_layers = 0;  // Megatron-Core --cpu-offloading-num-layers (FrameworkKnobs)
   bool unpad_attention = false;       // model code unpads q/k/v around flash_attn (FrameworkKnobs::unpad_attention)
+  bool fp8_param_gather = false;      // Megatron-Core --fp8-param-gather (FrameworkKnobs::fp8_param_gather)
   std::string fp8_recipe;       // issue 11: "" (the framework's default, delayed), current-scaling, tensorwise, rowwise, blockwise, mxfp8
   std::string cp_comm;          // issue 11: "" = p2p (Megatron-Core default), all_gather, a2a
   int ep = 1;                   // expert-parallel size (MoE runs)

@@ -8,6 +8,7 @@
 #include "costmodel/activations.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/fp8.h"
+#include "costmodel/fp8_params.h"
 #include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/moe_cost.h"
 #include "costmodel/moe_layout.h"
@@ -111,7 +112,9 @@ MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int st
   if (pipeline_keeps_unsharded(p, cfg)) st = pipeline_unsharded_static_bytes(p, params, st);
   const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
   MemoryBreakdown mb;
-  mb.weights_bytes = st.weights + fp8_stage_bytes(p, cfg, stage_layers(p.model, cfg, stage)) + ex.weights;
+  const int layers = stage_layers(p.model, cfg, stage);
+  // FP8 primary weights drop the linear layers' 16-bit copy (costmodel/fp8_params.h).
+  mb.weights_bytes = st.weights + fp8_stage_bytes(p, cfg, layers) - fp8_param_saved_bytes(p, cfg, layers) + ex.weights;
   mb.gradients_bytes = st.gradients + ex.gradients;
   mb.optimizer_bytes = st.optimizer + ex.optimizer;
   mb.activations_bytes = stage_activation_bytes(p, cfg, stage);
@@ -174,7 +177,7 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
     const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
     StaticBytes st{params * pb.weights / shard_w, params * pb.gradients / shard_g, params * pb.optimizer / shard_o};
     if (unsharded) st = pipeline_unsharded_static_bytes(p, params, st);  // costmodel/fsdp2_pipeline.h
-    mb.weights_bytes = st.weights + fp8_stage_bytes(p, cfg, layers) + ex.weights;
+    mb.weights_bytes = st.weights + fp8_stage_bytes(p, cfg, layers) - fp8_param_saved_bytes(p, cfg, layers) + ex.weights;
     mb.gradients_bytes = st.gradients + ex.gradients;
     mb.optimizer_bytes = st.optimizer + ex.optimizer;
     mb.activations_bytes = in_flight * offload_resident_layers(p, layers) * k.layer_activation + k.working +

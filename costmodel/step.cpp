@@ -11,6 +11,7 @@
 #include "costmodel/context_parallel.h"
 #include "costmodel/grad_compression.h"
 #include "costmodel/flops.h"
+#include "costmodel/fp8_params.h"
 #include "costmodel/fsdp2_copies.h"
 #include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/grad_accumulation.h"
@@ -173,7 +174,9 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
                               ? compressed_reduction(p, cfg, stage, g).total_s
                               : dp_reduce_all_reduce(p, cfg) ? all_reduce_s(hw, g, params * reduce_bytes)
                                                              : reduce_scatter_s(hw, g, params * reduce_bytes);
-    const double after = cfg.zero_stage == 1 ? all_gather_s(hw, g, params * pb.weights) : 0.0;
+    // FP8 primary weights gather their FP8 data (costmodel/fp8_params.h).
+    const double gather_bytes = param_gather_bytes(p, cfg, params, stage_layers(p.model, cfg, stage));
+    const double after = cfg.zero_stage == 1 ? all_gather_s(hw, g, gather_bytes) : 0.0;
     out.total_s = reduce + after;
     // --overlap-param-gather: the gather runs under the next step's first forward (FrameworkKnobs).
     const double after_exposed = p.job.knobs.param_gather_overlap ? std::max(0.0, after - st.forward_s) : after;
@@ -194,7 +197,7 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   // during its own backward (Rajbhandari et al. 2020, sec. 5.2).
   const double rs = per_layer_collective_s(p, cfg, stage, g, reduce_bytes, false);
   if (cfg.zero_stage == 2) {
-    const double after = all_gather_s(hw, g, params * pb.weights);
+    const double after = all_gather_s(hw, g, param_gather_bytes(p, cfg, params, stage_layers(p.model, cfg, stage)));
     out.total_s = M * rs + after;
     out.exposed_s = (overlap ? M * std::max(0.0, rs - st.backward_s) : M * rs) + after;
     return out;

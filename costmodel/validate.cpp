@@ -54,6 +54,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.moe_a2a_overlap = run.moe_a2a_overlap;
   k.activation_offload_layers = run.activation_offload_layers;
   k.unpad_attention = run.unpad_attention;
+  k.fp8_param_gather = run.fp8_param_gather;
   if (run.torch_compile) k.torch_compile = *run.torch_compile;  // torchtitan's `compile:` when given
   k.fused_rmsnorm = run.fused_rmsnorm;
   k.dp_all_reduce = run.dp_all_reduce;

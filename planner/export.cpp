@@ -12,6 +12,7 @@
 #include "planner/compression_export.h"
 
 #include "core/framework.h"
+#include "costmodel/fp8_params.h"
 #include "core/framework_knobs.h"
 #include "planner/moe_export.h"
 
@@ -111,6 +112,11 @@ void precision_args(const Problem& p, ArgList& a) {
     if (p.job.fp8 == Fp8Recipe::Delayed) {
       a.arg("--fp8-amax-history-len", "1024");
       a.arg("--fp8-amax-compute-algo", "max");
+    }
+    // FP8 primary weights (costmodel/fp8_params.h); MXFP8 needs the 16-bit gather into the grad buffer.
+    if (fp8_primary_weights(p)) {
+      a.arg("--fp8-param-gather");
+      if (p.job.fp8 == Fp8Recipe::Mxfp8) a.arg("--reuse-grad-buf-for-mxfp8-param-ag");
     }
   }
   // Costed with the jit-fused loss (costmodel/cross_entropy.h): Megatron runs it only when asked.

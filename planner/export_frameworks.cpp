@@ -187,6 +187,10 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
     return make_error(where, "activation_offload_layers", str(p.job.knobs.activation_offload_layers),
                       "is Megatron-Core's CPU activation offloading; " + kind + " has no such setting",
                       "plan without --activation-offload-layers, or export for megatron or nemo");
+  if (p.job.knobs.fp8_param_gather && kind != "megatron" && kind != "nemo")
+    return make_error(where, "fp8_param_gather", "true",
+                      "is Megatron-Core's FP8 primary weights; " + kind + " has no such setting",
+                      "plan without --fp8-param-gather, or export for megatron or nemo");
   if (kind == "megatron") return check_megatron(p, c);
   if (kind == "deepspeed") return check_deepspeed_moe(p, c);
   return true;

@@ -9,6 +9,7 @@
 
 #include "core/human_format.h"
 #include "core/framework.h"
+#include "costmodel/fp8_params.h"
 
 namespace meshplan {
 
@@ -79,6 +80,7 @@ std::string header(const Problem& p, const SearchOptions& opt, const SearchResul
     << (p.job.knobs.activation_offload_layers > 0
             ? ", activations of " + std::to_string(p.job.knobs.activation_offload_layers) + " layers offloaded to host"
             : "")
+    << (fp8_primary_weights(p) ? ", FP8 primary weights (--fp8-param-gather)" : "")
     << "; usable memory "
     << gb_text(p.hardware.usable_memory_bytes()) << " GB per GPU\n";
   o << "searched " << group_thousands(r.space) << " configurations: " << group_thousands(r.fitting())

@@ -7,8 +7,10 @@
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/fp8_params.h"
 #include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/memory.h"
+#include "costmodel/pipeline.h"
 
 namespace meshplan {
 
@@ -90,9 +92,9 @@ std::vector<Nanoseconds> after_gather(const Problem& p, const ParallelConfig& cf
   if (ideal || grad_group_size(cfg) <= 1 || cfg.zero_stage < 1 || cfg.zero_stage > 2 || pipeline_keeps_unsharded(p, cfg))
     return out;
   const GroupPlacement g = grad_group(p.hardware, cfg);  // dp * cp ranks
-  const double bytes_per_param = param_bytes(p.job.convention).weights;
-  for (int r = 0; r < cfg.pp; ++r)
-    out[r] = seconds_to_ns(all_gather_s(p.hardware, g, stage_parameters_per_gpu(p.model, cfg, r) * bytes_per_param));
+  for (int r = 0; r < cfg.pp; ++r)  // FP8 primary weights gather their FP8 data (costmodel/fp8_params.h)
+    out[r] = seconds_to_ns(all_gather_s(
+        p.hardware, g, param_gather_bytes(p, cfg, stage_parameters_per_gpu(p.model, cfg, r), stage_layers(p.model, cfg, r))));
   return out;
 }
 

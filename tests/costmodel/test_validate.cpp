@@ -355,3 +355,25 @@ TEST_CASE("activation_offload_layers is read for megatron and nemo runs, refused
     }
   CHECK(seen);
 }
+
+TEST_CASE("fp8_param_gather is read per run and from the file, and reaches the run's framework knobs") {
+  auto on = parse_validation(one_run_with("fp8_param_gather: true") + "megatron}\n", "t.yaml");
+  REQUIRE(on.ok());
+  CHECK(on.value().runs[0].fp8_param_gather);
+  CHECK(run_framework(on.value().runs[0]).fp8_param_gather);
+  // A file-level default, which a run may turn off (Megatron-Bridge's subchannel recipe does not set it).
+  std::string file = one_run_with("fp8_param_gather: false") + "megatron}\n";
+  file.insert(file.find("models:"), "fp8_param_gather: true\n");
+  auto off = parse_validation(file, "t.yaml");
+  REQUIRE(off.ok());
+  CHECK_FALSE(off.value().runs[0].fp8_param_gather);
+  std::string inherit = one_run_with("recompute: none") + "megatron}\n";
+  inherit.insert(inherit.find("models:"), "fp8_param_gather: true\n");
+  auto in = parse_validation(inherit, "t.yaml");
+  INFO((in.ok() ? std::string() : in.error().one_line()));
+  REQUIRE(in.ok());
+  CHECK(in.value().runs[0].fp8_param_gather);
+  auto bad = parse_validation(one_run_with("fp8_param_gather: 3") + "megatron}\n", "t.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "runs[0].fp8_param_gather");
+}
