@@ -215,7 +215,9 @@ void add_job_features(ojson& j, const Job& job) {
     j["cross_entropy"] = to_string(job.knobs.cross_entropy);
   if (job.knobs.moe_a2a_overlap) j["moe_a2a_overlap"] = true;
   if (job.knobs.activation_offload_layers > 0) j["activation_offload_layers"] = job.knobs.activation_offload_layers;
-  if (job.knobs.fp8_param_gather) j["fp8_param_gather"] = true;
+  // Only with a Transformer Engine recipe (costmodel/fp8_params.h), so that the file reads back.
+  if (job.knobs.fp8_param_gather && job.fp8 != Fp8Recipe::None && job.fp8 != Fp8Recipe::Rowwise)
+    j["fp8_param_gather"] = true;
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {

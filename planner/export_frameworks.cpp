@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/framework.h"
+#include "costmodel/fp8_params.h"
 #include "planner/compression_export.h"
 #include "planner/export.h"
 #include "planner/moe_export.h"
@@ -187,10 +188,11 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
     return make_error(where, "activation_offload_layers", str(p.job.knobs.activation_offload_layers),
                       "is Megatron-Core's CPU activation offloading; " + kind + " has no such setting",
                       "plan without --activation-offload-layers, or export for megatron or nemo");
-  if (p.job.knobs.fp8_param_gather && kind != "megatron" && kind != "nemo")
+  // The NeMo YAML carries no FP8 keys: only the Megatron command line states FP8 primary weights.
+  if (fp8_primary_weights(p) && kind != "megatron")
     return make_error(where, "fp8_param_gather", "true",
-                      "is Megatron-Core's FP8 primary weights; " + kind + " has no such setting",
-                      "plan without --fp8-param-gather, or export for megatron or nemo");
+                      "is Megatron-Core's FP8 primary weights; the " + kind + " export does not state it",
+                      "plan without --fp8-param-gather, or export for megatron (or slurm, torchrun)");
   if (kind == "megatron") return check_megatron(p, c);
   if (kind == "deepspeed") return check_deepspeed_moe(p, c);
   return true;

@@ -44,4 +44,8 @@ TEST_CASE("estimate: FP8 primary weights are refused in one line without a Trans
   check_bad("estimate --model " + kLlama8b + " --hardware b200 --gpus 8 --global-batch 128 --seq 8192 "
             "--framework torchtitan --zero 3 --fp8 current --fp8-param-gather",
             {"--fp8-param-gather", "torchtitan"});
+  // NeMo runs it, but the NeMo YAML export states no FP8: refused there, not dropped.
+  check_bad("plan --model " + kLlama8b + " --hardware b200 --gpus 8 --global-batch 128 --seq 8192 "
+            "--framework nemo --fp8 current --fp8-param-gather --export nemo",
+            {"fp8_param_gather", "nemo"});
 }
