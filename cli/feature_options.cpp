@@ -216,8 +216,7 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.knobs.moe_a2a_overlap) j["moe_a2a_overlap"] = true;
   if (job.knobs.activation_offload_layers > 0) j["activation_offload_layers"] = job.knobs.activation_offload_layers;
   // Only with a Transformer Engine recipe (costmodel/fp8_params.h), so that the file reads back.
-  if (job.knobs.fp8_param_gather && job.fp8 != Fp8Recipe::None && job.fp8 != Fp8Recipe::Rowwise)
-    j["fp8_param_gather"] = true;
+  if (fp8_param_gather_on(job)) j["fp8_param_gather"] = true;
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {

@@ -110,6 +110,16 @@ int64_t batch_dp(const Job& job, int tp, int cp, int pp) {
   return mp && *mp >= 1 && job.gpus % *mp == 0 ? job.gpus / *mp : 0;
 }
 
+bool fp8_param_gather_on(const Job& job) {
+  return job.knobs.fp8_param_gather && job.fp8 != Fp8Recipe::None && job.fp8 != Fp8Recipe::Rowwise;
+}
+
+std::string fp8_param_gather_zero_rule(const Job& job, int zero) {
+  if (!fp8_param_gather_on(job) || zero >= 1) return "";
+  return "needs Megatron-Core's distributed optimizer (ZeRO 1) or Megatron-FSDP (ZeRO 3); ZeRO 0 runs no "
+         "sharded all-gather of FP8 weights";
+}
+
 std::string compression_zero_rule(GradCompression g, int zero) {
   if (g == GradCompression::None || zero == 0) return "";
   switch (g) {
@@ -163,6 +173,8 @@ void validate_features(const Problem& p, const ParallelConfig& c, const std::str
   const std::string why = compression_zero_rule(p.job.compression, c.zero_stage);
   if (!why.empty())
     e.push_back(make_error(w, "--grad-compression", grad_compression_text(p.job), why, "use --zero 0"));
+  if (const std::string fp8 = fp8_param_gather_zero_rule(p.job, c.zero_stage); !fp8.empty())
+    e.push_back(make_error(w, "--fp8-param-gather", "true", fp8, "use --zero 1 (or 3), or drop --fp8-param-gather"));
 }
 
 }  // namespace meshplan

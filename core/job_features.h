@@ -47,4 +47,13 @@ void validate_features(const Problem& p, const ParallelConfig& cfg, const std::s
 /// that ZeRO is disabled for OnebitAdam / OnebitLamb): ZeRO 0 only.
 std::string compression_zero_rule(GradCompression g, int zero);
 
+/// FrameworkKnobs::fp8_param_gather under one of Transformer Engine's recipes (delayed, current,
+/// blockwise, mxfp8; torchao's row-wise keeps 16-bit weights): FP8 primary weights are in effect.
+bool fp8_param_gather_on(const Job& job);
+
+/// Empty when FP8 primary weights can run at ZeRO stage `zero`, else why not. Megatron-Core asserts
+/// "--fp8-param-gather only supported with distributed optimizer, torch fsdp2, megatron fsdp"
+/// (megatron/training/arguments.py validate_args): ZeRO 1 or more.
+std::string fp8_param_gather_zero_rule(const Job& job, int zero);
+
 }  // namespace meshplan

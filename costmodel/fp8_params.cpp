@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/job_features.h"
 #include "core/moe_config.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/fp8.h"
@@ -11,9 +12,7 @@
 
 namespace meshplan {
 
-bool fp8_primary_weights(const Problem& p) {
-  return p.job.knobs.fp8_param_gather && p.job.fp8 != Fp8Recipe::None && p.job.fp8 != Fp8Recipe::Rowwise;
-}
+bool fp8_primary_weights(const Problem& p) { return fp8_param_gather_on(p.job); }  // core/job_features.h
 
 namespace {
 double dense_linear_parameters(const Problem& p, const ParallelConfig& cfg) {

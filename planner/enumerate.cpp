@@ -161,8 +161,12 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, i
   restrict_to_moe(p, d);
   restrict_to_offload(p, d);  // planner/offload_space.h
   // A compressed DP reduction replaces DDP's all-reduce: ZeRO 0 only (core/job_features.h).
+  // FP8 primary weights need the distributed optimizer or Megatron-FSDP: ZeRO 1+ (core/job_features.h).
   d.zeros.erase(std::remove_if(d.zeros.begin(), d.zeros.end(),
-                               [&](int z) { return !compression_zero_rule(p.job.compression, z).empty(); }),
+                               [&](int z) {
+                                 return !compression_zero_rule(p.job.compression, z).empty() ||
+                                        !fp8_param_gather_zero_rule(p.job, z).empty();
+                               }),
                 d.zeros.end());
   if (!s.dp_overlap.empty()) d.dp_overlaps = s.dp_overlap;
   else d.dp_overlaps = d.dp > 1 ? std::vector<int>{1, 0} : std::vector<int>{1};

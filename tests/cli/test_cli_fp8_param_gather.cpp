@@ -44,8 +44,25 @@ TEST_CASE("estimate: FP8 primary weights are refused in one line without a Trans
   check_bad("estimate --model " + kLlama8b + " --hardware b200 --gpus 8 --global-batch 128 --seq 8192 "
             "--framework torchtitan --zero 3 --fp8 current --fp8-param-gather",
             {"--fp8-param-gather", "torchtitan"});
+  // Megatron-Core asserts the distributed optimizer (or Megatron-FSDP) under --fp8-param-gather.
+  check_bad("estimate --model " + kLlama8b + " --hardware b200 --gpus 8 --global-batch 128 --seq 8192 "
+            "--framework megatron --zero 0 --fp8 current --fp8-param-gather",
+            {"--fp8-param-gather", "distributed optimizer"});
   // NeMo runs it, but the NeMo YAML export states no FP8: refused there, not dropped.
   check_bad("plan --model " + kLlama8b + " --hardware b200 --gpus 8 --global-batch 128 --seq 8192 "
             "--framework nemo --fp8 current --fp8-param-gather --export nemo",
             {"fp8_param_gather", "nemo"});
+}
+
+TEST_CASE("plan with FP8 primary weights keeps ZeRO 1 and up only") {
+  CliResult r = run_cli("plan --model " + kLlama8b + " --hardware b200 --gpus 8 --global-batch 128 --seq 8192 "
+                        "--framework megatron --fp8 current --fp8-param-gather --top 20 --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("\"zero_stage\": 1") != std::string::npos);
+  CHECK(r.out.find("\"zero_stage\": 0") == std::string::npos);
+  CliResult without = run_cli("plan --model " + kLlama8b + " --hardware b200 --gpus 8 --global-batch 128 --seq 8192 "
+                              "--framework megatron --fp8 current --top 20 --format json");
+  REQUIRE(without.exit_code == 0);
+  CHECK(without.out.find("\"zero_stage\": 0") != std::string::npos);  // the rule is what removes them
 }
