@@ -78,8 +78,8 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
   sub->add_flag("--fp8-param-gather", o.fp8_param_gather,
                 "Megatron-Core's --fp8-param-gather (FP8 primary weights, as Megatron-Bridge's FP8 recipes set "
                 "it): the linear layers' weights are kept only as FP8, with no 16-bit copy, and the distributed "
-                "optimizer gathers them in FP8 (MXFP8: in 16 bits); needs --framework megatron or nemo and "
-                "--fp8 delayed, current, blockwise or mxfp8 (default off)");
+                "optimizer gathers them in FP8 (MXFP8: in 16 bits); needs --framework megatron or nemo, "
+                "--fp8 delayed, current, blockwise or mxfp8, and --zero 1 or more (plan keeps those) (default off)");
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
