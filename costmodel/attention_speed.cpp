@@ -1,6 +1,7 @@
 // Published fused-attention speed curves: selection by kernel and head dimension, interpolation in sequence length.
 #include "costmodel/attention_speed.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "costmodel/log_interp.h"
@@ -25,9 +26,11 @@ const AttentionKernelSpeed* closest(const HardwareProfile& hw, const char* kerne
 
 const AttentionKernelSpeed* attention_speed_curve(const HardwareProfile& hw, FusedAttentionKernel kernel,
                                                   double head_dim) {
-  // flash_attn_triton.py has no published curve of its own (core/framework_knobs.h).
+  // flash_attn_triton.py has no published curve of its own (core/framework_knobs.h); its tiles do not
+  // shrink with the head dimension, so above 64 it keeps FA1's head-dim-64 rate (header comment).
   if (kernel == FusedAttentionKernel::Triton)
-    return closest(hw, to_string(FusedAttentionKernel::FlashAttention1), head_dim);
+    return closest(hw, to_string(FusedAttentionKernel::FlashAttention1),
+                   std::min(head_dim, kTritonTileHeadDim));
   if (const AttentionKernelSpeed* c = closest(hw, to_string(kernel), head_dim)) return c;
   if (kernel == FusedAttentionKernel::TritonOps)
     return closest(hw, to_string(FusedAttentionKernel::FlashAttention1), head_dim);

@@ -63,6 +63,24 @@ TEST_CASE("attention speed: the kernel's curve at the nearest head dim, Triton f
   CHECK(attention_speed_curve(meshplan_test::a100(), FusedAttentionKernel::FlashAttention2, 128) == nullptr);
 }
 
+TEST_CASE("attention speed: flash-attn's Triton kernel keeps FA1's head-dim-64 curve above head dim 64") {
+  HardwareProfile hw = with_curves();
+  hw.attention_kernel_speeds.push_back(curve("flash1", 64, {1024, 4096}, {60, 95}));
+  hw.attention_kernel_speeds.push_back(curve("flash1", 32, {1024, 4096}, {40, 60}));
+  // Its 128 x 128 tiles do not shrink with the head dimension: FA1's own head-dim-128 curve (50-80) is
+  // slower per FLOP than its head-dim-64 one (60-95), the Triton kernel is not.
+  for (double d : {64.0, 80.0, 128.0, 256.0}) {
+    const AttentionKernelSpeed* t = attention_speed_curve(hw, FusedAttentionKernel::Triton, d);
+    REQUIRE(t != nullptr);
+    CHECK(t->kernel == "flash1");
+    CHECK(t->head_dim == 64);
+  }
+  CHECK(attention_speed_curve(hw, FusedAttentionKernel::Triton, 32)->head_dim == 32);  // below 64: nearest
+  // FA1 itself and the other kernels keep the nearest head dimension.
+  CHECK(attention_speed_curve(hw, FusedAttentionKernel::FlashAttention1, 128)->head_dim == 128);
+  CHECK(attention_speed_curve(hw, FusedAttentionKernel::TritonOps, 128)->head_dim == 128);
+}
+
 TEST_CASE("attention speed: forward share from the kernel's forward/backward efficiencies, else 1/3.5") {
   HardwareProfile hw = with_curves();
   CHECK(forward_time_share(hw, FusedAttentionKernel::FlashAttention2) == Approx(1.0 / 3.5));
@@ -94,7 +112,7 @@ TEST_CASE("attention speed: the core time is 3.5 x the causal half of 4 b s^2 h 
   CHECK(tr.backward_s == Approx(2.5 * t1 / 3.5));
 }
 
-TEST_CASE("shipped profiles: llm-foundry's Triton kernel costs 155/69 x FlashAttention-2 at 2k on A100") {
+TEST_CASE("shipped profiles: llm-foundry's Triton kernel costs 155/77 x FlashAttention-2 at 2k on A100") {
   auto hw = load_hardware("a100-80gb-sxm", kProfiles);
   REQUIRE(hw.ok());
   const ModelSpec m = meshplan_test::llama3_8b();
@@ -102,9 +120,11 @@ TEST_CASE("shipped profiles: llm-foundry's Triton kernel costs 155/69 x FlashAtt
     const AttentionCoreTime t = attention_core_time(hw.value(), 312e12, m, AttentionKind::Fused, 4, 2048, 1, 2.0, k);
     return t.forward_s + t.backward_s;
   };
-  // Dao 2023 Fig. 4(d), causal, head dim 128, seq 2k: FlashAttention-2 155, FlashAttention-1 69 (which
-  // flash-attn's Triton kernel takes), OpenAI Triton 68 TFLOP/s.
-  CHECK(core(FusedAttentionKernel::Triton) / core(FusedAttentionKernel::FlashAttention2) == Approx(155.0 / 69.0));
+  // Dao 2023 Fig. 4(d), causal, head dim 128, seq 2k: FlashAttention-2 155, OpenAI Triton 68 TFLOP/s;
+  // flash-attn's Triton kernel takes FlashAttention-1's head-dim-64 figure, Fig. 4(c): 77 (FA1 at 128: 69).
+  CHECK(core(FusedAttentionKernel::Triton) / core(FusedAttentionKernel::FlashAttention2) == Approx(155.0 / 77.0));
+  CHECK(core(FusedAttentionKernel::FlashAttention1) / core(FusedAttentionKernel::FlashAttention2) ==
+        Approx(155.0 / 69.0));
   CHECK(core(FusedAttentionKernel::TritonOps) / core(FusedAttentionKernel::FlashAttention2) == Approx(155.0 / 68.0));
   CHECK(core(FusedAttentionKernel::FlashAttention2) == Approx(3.5 * 2.0 * 4 * 2048.0 * 2048.0 * 4096 / 155e12));
   auto h100 = load_hardware("h100-80gb-sxm", kProfiles);
@@ -112,7 +132,8 @@ TEST_CASE("shipped profiles: llm-foundry's Triton kernel costs 155/69 x FlashAtt
   const AttentionKernelSpeed* tr = attention_speed_curve(h100.value(), FusedAttentionKernel::Triton, 128);
   REQUIRE(tr != nullptr);
   CHECK(tr->kernel == "flash1");  // no published Hopper figure for the Triton kernel
-  CHECK(curve_flops_per_s(*tr, 16384) == Approx(137e12));
+  CHECK(tr->head_dim == 64);      // Dao 2023 Fig. 7(c): FA1 head dim 64, 156 TFLOP/s at 16k (128: 137)
+  CHECK(curve_flops_per_s(*tr, 16384) == Approx(156e12));
 }
 
 TEST_CASE("shipped profiles: Megatron's cuDNN attention on B200 and GB200 takes NVIDIA's published curve") {
