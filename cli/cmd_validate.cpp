@@ -87,12 +87,31 @@ ojson run_object(const RunPrediction& r) {
             {"peak_bytes", report_bytes(r.estimate.memory.peak_bytes)},
             {"fits", r.estimate.fits},
             {"bottleneck", to_string(r.estimate.bottleneck)}});
+  if (r.published_memory_bytes > 0)
+    j.update({{"published_memory_bytes", report_bytes(r.published_memory_bytes)},
+              {"memory_error", report_number(r.memory_error())}});
   return j;
+}
+
+// Runs whose source publishes peak memory: predicted peak against it (reported, not a target).
+ErrorStats memory_stats(const std::vector<RunPrediction>& runs) {
+  ErrorStats st;
+  double sum = 0;
+  for (const RunPrediction& r : runs) {
+    if (!r.skipped.empty() || r.published_memory_bytes <= 0) continue;
+    const double e = std::fabs(r.memory_error());
+    ++st.runs;
+    sum += e;
+    st.max_abs_error = std::max(st.max_abs_error, e);
+  }
+  st.mean_abs_error = st.runs > 0 ? sum / st.runs : 0.0;
+  return st;
 }
 
 ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport& all) {
   ojson j;
-  j["schema"] = "meshplan.validate/1";  // keys added since: use, skipped, held_out, tuning
+  j["schema"] = "meshplan.validate/1";  // keys added since: use, skipped, held_out, tuning, memory (+ per run
+                                        // published_memory_bytes, memory_error)
   ojson list = ojson::array();
   for (const SetReport& s : sets) {
     ojson runs = ojson::array();
@@ -114,6 +133,7 @@ ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport
   j["held_out"] = stats_object(all.held_out);
   j["tuning"] = stats_object(all.tuning);
   j["skipped"] = all.skipped;
+  j["memory"] = stats_object(memory_stats(all.runs));  // runs with a published peak memory
   j["provenance"] = {{"tool", "meshplan"}, {"version", MESHPLAN_VERSION}, {"git_sha", MESHPLAN_GIT_SHA}};
   return j;
 }
@@ -134,7 +154,14 @@ std::string run_line(const RunPrediction& r) {
                 format_number(r.published_s).c_str(), r.derived ? "*" : " ", format_number(r.predicted_s).c_str(),
                 percent(r.error).c_str(), r.estimate.throughput.mfu, r.estimate.fits ? "yes" : "no",
                 r.tuning ? "tuning" : "");
-  return line;
+  std::string s = line;
+  if (r.published_memory_bytes > 0) {
+    std::snprintf(line, sizeof line, "  %-34s %10.1f GiB %8.1f GiB %8s   (peak memory per GPU)\n", "",
+                  r.published_memory_bytes / 1073741824.0, r.estimate.memory.peak_bytes / 1073741824.0,
+                  percent(r.memory_error()).c_str());
+    s += line;
+  }
+  return s;
 }
 
 std::string stats_text(const char* what, const ErrorStats& st) {
@@ -178,6 +205,13 @@ std::string validate_table(const std::vector<SetReport>& sets, const ValidationR
   }
   s += group_table(sets, false, all.held_out);
   s += group_table(sets, true, all.tuning);
+  if (const ErrorStats m = memory_stats(all.runs); m.runs > 0) {
+    std::snprintf(line, sizeof line,
+                  "PEAK MEMORY per GPU, where the source publishes it (reported, not a target): %d runs, "
+                  "mean |error| %.2f%%, max %.2f%%\n\n",
+                  m.runs, 100.0 * m.mean_abs_error, 100.0 * m.max_abs_error);
+    s += line;
+  }
   if (all.skipped > 0) s += std::to_string(all.skipped) + " runs skipped (reasons above)\n";
   s += "(* published time derived from the source's tokens/s, TFLOP/s or MFU with its own FLOP formula)\n";
   return s;

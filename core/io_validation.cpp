@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <set>
 
 #include "core/io.h"
 #include "core/io_detail.h"
@@ -43,6 +44,54 @@ struct RunDefaults {
   std::string fused_kernel;
   std::string cross_entropy;
 };
+
+// Every key a run or a file may carry (validation/README.md). Anything else is refused: a misspelt
+// key would otherwise leave its run costed as if the key were absent, and nothing would say so.
+const std::set<std::string> kRunKeys = {
+    "label", "model", "gpus", "tp", "pp", "dp", "cp", "ep", "etp", "zero", "global_batch", "micro_batch", "seq",
+    "virtual_stages", "recompute", "sequence_parallel", "dp_overlap", "schedule", "iteration_s", "tflops_per_gpu",
+    "tokens_per_s_per_gpu", "mfu", "mfu_peak_tflops", "shard_group", "flops_formula", "attention", "framework",
+    "use", "fp8", "fp8_recipe", "fp8_param_gather", "ac_policy", "note", "assumed", "tp_comm_overlap",
+    "overlap_param_gather", "moe_a2a_overlap", "activation_offload_layers", "dp_all_reduce", "dp_reduce_dtype",
+    "grad_accumulation_pass", "cross_entropy", "unpad_attention", "compile", "norm_type", "fused_kernel",
+    "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
+    "tokens_per_batch_published"};
+const std::set<std::string> kFileKeys = {
+    "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
+    "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
+    "runs"};
+
+// Levenshtein distance of two short keys (insertions, deletions, substitutions).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+void reject_unknown_keys(Reader& r, const YAML::Node& map, const std::string& path, const std::set<std::string>& known) {
+  if (!r.ok() || !map.IsMap()) return;
+  for (const auto& kv : map) {
+    const std::string key = kv.first.as<std::string>();
+    if (known.count(key)) continue;
+    std::string nearest;
+    size_t best = 4;  // suggest only a near miss (a typo), not any key
+    for (const std::string& k : known)
+      if (const size_t d = edit_distance(key, k); d < best) best = d, nearest = k;
+    r.fail((path.empty() ? "" : path + ".") + key, io_detail::node_text(kv.second), "unknown key",
+           (nearest.empty() ? std::string() : "did you mean " + nearest + "? ") +
+               "validation/README.md lists every key");
+    return;
+  }
+}
 
 ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, const ValidationSet& set,
                        const RunDefaults& defaults) {
@@ -161,6 +210,18 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
            "framework: torchtitan, or p2p, all_gather or a2a");
   run.ep = static_cast<int>(r.integer(n, "ep", path + ".ep", int64_t{1}, "expert-parallel size"));
   run.etp = static_cast<int>(r.integer(n, "etp", path + ".etp", int64_t{1}, "expert tensor-parallel size"));
+  run.mfu_peak_flops =
+      1e12 * r.number(n, "mfu_peak_tflops", path + ".mfu_peak_tflops", 0.0, "peak of this run's MFU, TFLOP/s");
+  run.published_params = r.integer(n, "published_params", path + ".published_params", int64_t{0},
+                                   "the exact parameter count the source prints");
+  run.published_params_billion = r.number(n, "published_params_billion", path + ".published_params_billion", 0.0,
+                                          "the source's parameter count in billions (0.1 B precision)");
+  run.published_memory_gib =
+      r.number(n, "memory_gib", path + ".memory_gib", 0.0, "published peak memory per GPU, GiB");
+  run.async_tp = r.boolean(n, "async_tp", path + ".async_tp", false, "true|false");
+  r.text(n, "tokens_per_batch_published", path + ".tokens_per_batch_published", std::string(),
+         "the source's batch size in tokens, as printed (documentation)");
+  reject_unknown_keys(r, n, path, kRunKeys);
   run.label = r.text(n, "label", path + ".label",
                      run.model + " " + to_string(run.recompute) + (run.sequence_parallel ? "+sp" : ""), "");
   if (r.ok() && run.iteration_s <= 0 && run.tokens_per_s_per_gpu <= 0 && run.tflops_per_gpu <= 0 && run.mfu <= 0)
@@ -215,6 +276,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   if (!defaults.cross_entropy.empty() && !parse_cross_entropy(defaults.cross_entropy))
     r.fail("cross_entropy", defaults.cross_entropy, "unknown cross-entropy kernel",
            "unfused, fused, torch_fp32 or generic");
+  reject_unknown_keys(r, root, "", kFileKeys);
   const YAML::Node models = r.map(root, "models", "models", false, "model shapes keyed by name");
   if (!r.ok()) return *r.error;
   for (const auto& kv : models) {

@@ -60,6 +60,13 @@ struct ValidationRun {
   bool grad_accumulation_pass = false;  // DeepSpeed BF16_Optimizer's fp32 accumulation pass (FrameworkKnobs)
   std::string cross_entropy;    // unfused | fused | generic; "" = the framework's (FrameworkKnobs::cross_entropy)
   ParamConvention convention = ParamConvention::Default16;  // `bytes_per_param:` (file level, run override)
+  double mfu_peak_flops = 0;    // `mfu_peak_tflops:` of this run's source (0 = the set's)
+  // Published facts checked, not costed (costmodel/validate.h check_published_facts):
+  int64_t published_params = 0;         // `published_params:` exact parameter count the source prints
+  double published_params_billion = 0;  // `published_params_billion:` the same, rounded to 0.1 B
+  double published_memory_gib = 0;      // `memory_gib:` published peak memory per GPU, GiB (max over GPUs)
+  // Recorded, not costed: torchtitan's async TP (`async_tp:`; costmodel/README.md says why).
+  bool async_tp = false;
 };
 
 /// One file of validation/: a source, the hardware the runs used, model shapes and runs.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "core/framework.h"
 #include "core/job_features.h"
@@ -137,8 +138,43 @@ double published_iteration_s(const ValidationSet& set, const ValidationRun& run,
   if (run.tokens_per_s_per_gpu > 0) return B * s / (run.tokens_per_s_per_gpu * gpus);
   const double flops = paper_flops(run.flops_formula, *set.find_model(run.model), B, s);
   if (run.tflops_per_gpu > 0) return flops / (run.tflops_per_gpu * 1e12 * gpus);
-  const double peak = set.mfu_peak_flops > 0 ? set.mfu_peak_flops : hw.peak_flops_for(set.dtype);
+  const double peak = run.mfu_peak_flops > 0   ? run.mfu_peak_flops
+                      : set.mfu_peak_flops > 0 ? set.mfu_peak_flops
+                                               : hw.peak_flops_for(set.dtype);
   return flops / (run.mfu * peak * gpus);
+}
+
+double RunPrediction::memory_error() const {
+  return published_memory_bytes > 0 ? (estimate.memory.peak_bytes - published_memory_bytes) / published_memory_bytes
+                                    : 0.0;
+}
+
+static std::string billions(double b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", b);
+  return buf;
+}
+
+Result<bool> check_published_facts(const ValidationSet& set, const ValidationRun& run, const ModelSpec& m) {
+  if (run.published_params <= 0 && run.published_params_billion <= 0) return true;
+  const std::optional<int64_t> exact = m.exact_parameters();
+  const std::string where = set.file + ": " + run.label;
+  if (!exact)
+    return make_error(where, "published_params", std::to_string(run.published_params), "model " + run.model +
+                      " has no exact parameter count to check it against", "give the model its full shape");
+  if (run.published_params > 0 && *exact != run.published_params)
+    return make_error(where, "published_params", std::to_string(run.published_params),
+                      "model " + run.model + " under models: has " + std::to_string(*exact) + " parameters",
+                      "fix the model's keys (the run would be predicted for another model)");
+  // The source prints billions to one decimal: the count must round to it (1e-9 B of slack for the
+  // division).
+  if (run.published_params_billion > 0 &&
+      std::fabs(static_cast<double>(*exact) / 1e9 - run.published_params_billion) > 0.05 + 1e-9)
+    return make_error(where, "published_params_billion", billions(run.published_params_billion),
+                      "model " + run.model + " under models: has " + billions(static_cast<double>(*exact) / 1e9) +
+                          " billion parameters",
+                      "fix the model's keys (the run would be predicted for another model)");
+  return true;
 }
 
 std::string skip_reason(const ValidationRun& run) {
@@ -157,6 +193,7 @@ Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun&
     return skip;
   }
   const Problem p = run_problem(set, run, hw);
+  if (auto facts = check_published_facts(set, run, p.model); !facts) return facts.error();
   const ParallelConfig c = run_config(run);
   if ((run.ep > 1 || run.etp > 1) && !p.model.moe.enabled()) {
     // The model's mixture-of-experts keys were not read into experts (a reader without them): the
@@ -183,6 +220,7 @@ Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun&
   out.estimate = estimate_step(p, c);
   out.predicted_s = out.estimate.time.step_s;
   out.error = (out.predicted_s - out.published_s) / out.published_s;
+  out.published_memory_bytes = run.published_memory_gib * 1073741824.0;  // GiB
   return out;
 }
 

@@ -20,6 +20,9 @@ struct RunPrediction {
   bool tuning = false;        // a profile parameter was set on this run (not an independent test)
   std::string skipped;        // non-empty: why the run is not predicted (e.g. context parallelism)
   StepEstimate estimate;
+  double published_memory_bytes = 0;  // the source's peak memory per GPU (`memory_gib`), 0 = none
+  /// (predicted peak - published peak) / published peak; meaningful when published_memory_bytes > 0.
+  double memory_error() const;
 };
 
 /// Error statistics of a group of predicted runs (skipped runs are not counted).
@@ -45,6 +48,12 @@ ParallelConfig run_config(const ValidationRun& run);
 /// Iteration time the source's numbers imply: iteration_s, batch tokens / (tokens/s per GPU x GPUs),
 /// FLOPs(source's formula) / (TFLOP/s x GPUs), or FLOPs / (MFU x peak x GPUs).
 double published_iteration_s(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw);
+
+/// The published facts a run states about its model, checked against the model under `models:`:
+/// `published_params` must equal the exact parameter count, `published_params_billion` must round to
+/// it at the source's 0.1 B precision. An Error naming the run and both counts otherwise (the model's
+/// keys do not describe the run's model, so its prediction would be of another model).
+Result<bool> check_published_facts(const ValidationSet& set, const ValidationRun& run, const ModelSpec& m);
 
 /// Why a run cannot be predicted by today's model ("" when it can): HSDP shard groups.
 std::string skip_reason(const ValidationRun& run);

@@ -377,3 +377,88 @@ TEST_CASE("fp8_param_gather is read per run and from the file, and reaches the r
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().field == "runs[0].fp8_param_gather");
 }
+
+TEST_CASE("validation files refuse unknown keys, naming the near miss") {
+  const std::string models = "models:\n  m: {n_embd: 64, n_layer: 2, n_head: 4, vocab_size: 100}\n";
+  // A misspelt key would leave its run costed as if the key were absent.
+  auto run = parse_validation("hardware: x\n" + models +
+                                  "runs:\n  - {model: m, gpus: 1, global_batch: 1, iteration_s: 1, tp_comm_overlp: true}\n",
+                              "typo.yaml");
+  REQUIRE_FALSE(run.ok());
+  CHECK(run.error().field == "runs[0].tp_comm_overlp");
+  CHECK(run.error().hint.find("did you mean tp_comm_overlap?") != std::string::npos);
+  auto file = parse_validation("hardware: x\nmfu_peak_tfops: 989\n" + models + "runs: []\n", "typo.yaml");
+  REQUIRE_FALSE(file.ok());
+  CHECK(file.error().field == "mfu_peak_tfops");
+  CHECK(file.error().hint.find("did you mean mfu_peak_tflops?") != std::string::npos);
+  auto far = parse_validation("hardware: x\n" + models +
+                                  "runs:\n  - {model: m, gpus: 1, global_batch: 1, iteration_s: 1, flux_capacitor: 1}\n",
+                              "typo.yaml");
+  REQUIRE_FALSE(far.ok());
+  CHECK(far.error().hint.find("did you mean") == std::string::npos);  // no key is near it
+  // The documentation and published-fact keys are known.
+  auto ok = parse_validation("hardware: x\n" + models +
+                                 "runs:\n  - {model: m, gpus: 1, global_batch: 1, iteration_s: 1, assumed: [seq], "
+                                 "note: n, async_tp: true, memory_gib: 20.5, tokens_per_batch_published: 4M}\n",
+                             "ok.yaml");
+  INFO((ok.ok() ? std::string() : ok.error().one_line()));
+  REQUIRE(ok.ok());
+  CHECK(ok.value().runs[0].async_tp);
+  CHECK(ok.value().runs[0].published_memory_gib == Approx(20.5));
+}
+
+TEST_CASE("published parameter counts are checked against the model: exact, or to the source's 0.1 B") {
+  auto hw = load_hardware("a100-80gb-sxm", kSource + "/hardware-profiles");
+  REQUIRE(hw.ok());
+  const std::string head = "hardware: a100-80gb-sxm\nmodels:\n  m: {n_embd: 1024, n_layer: 4, n_head: 16, vocab_size: 1000}\n"
+                           "runs:\n  - {model: m, gpus: 8, dp: 8, global_batch: 8, iteration_s: 1, ";
+  auto set = parse_validation(head + "published_params: 1}\n", "t.yaml");
+  REQUIRE(set.ok());
+  const std::optional<int64_t> exact = set.value().models[0].second.exact_parameters();
+  REQUIRE(exact.has_value());
+  auto wrong = predict_set(set.value(), hw.value());
+  REQUIRE_FALSE(wrong.ok());
+  CHECK(wrong.error().field == "published_params");
+  CHECK(wrong.error().message.find(std::to_string(*exact)) != std::string::npos);
+  auto right = parse_validation(head + "published_params: " + std::to_string(*exact) + "}\n", "t.yaml");
+  REQUIRE(right.ok());
+  CHECK(predict_set(right.value(), hw.value()).ok());
+  // Billions as a source prints them: within half of the last digit (0.05 B) of the exact count.
+  char near[64], off[64];
+  std::snprintf(near, sizeof near, "%.1f", std::round(*exact / 1e8) / 10.0);
+  std::snprintf(off, sizeof off, "%.1f", std::round(*exact / 1e8) / 10.0 + 0.1);
+  auto b_ok = parse_validation(head + "published_params_billion: " + near + "}\n", "t.yaml");
+  REQUIRE(b_ok.ok());
+  CHECK(predict_set(b_ok.value(), hw.value()).ok());
+  auto b_bad = parse_validation(head + "published_params_billion: " + off + "}\n", "t.yaml");
+  REQUIRE(b_bad.ok());
+  auto r = predict_set(b_bad.value(), hw.value());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().field == "published_params_billion");
+}
+
+TEST_CASE("a run's own mfu_peak_tflops overrides the file's, and published memory is compared") {
+  auto hw = load_hardware("a100-80gb-sxm", kSource + "/hardware-profiles");
+  REQUIRE(hw.ok());
+  const std::string text = R"(
+hardware: a100-80gb-sxm
+flops_formula: model
+mfu_peak_tflops: 312
+models:
+  m: {n_embd: 1024, n_layer: 4, n_head: 16, vocab_size: 1000}
+runs:
+  - {model: m, gpus: 8, dp: 8, global_batch: 8, mfu: 0.5}
+  - {model: m, gpus: 8, dp: 8, global_batch: 8, mfu: 0.5, mfu_peak_tflops: 624, memory_gib: 10}
+)";
+  auto set = parse_validation(text, "t.yaml");
+  REQUIRE(set.ok());
+  // The same MFU against twice the peak is twice the FLOP rate: half the time.
+  CHECK(published_iteration_s(set.value(), set.value().runs[1], hw.value()) ==
+        Approx(published_iteration_s(set.value(), set.value().runs[0], hw.value()) / 2.0));
+  auto report = predict_set(set.value(), hw.value());
+  REQUIRE(report.ok());
+  const RunPrediction& with = report.value().runs[1];
+  CHECK(report.value().runs[0].published_memory_bytes == 0);
+  CHECK(with.published_memory_bytes == Approx(10.0 * 1073741824.0));
+  CHECK(with.memory_error() == Approx((with.estimate.memory.peak_bytes - 10.0 * 1073741824.0) / (10.0 * 1073741824.0)));
+}
