@@ -3,6 +3,9 @@
 // report JSON and plan-file reading.
 #include "cli/feature_options.h"
 
+#include <tuple>
+#include <utility>
+
 #include "cli/feature_report.h"
 
 #include <CLI/CLI.hpp>
@@ -80,6 +83,16 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                 "it): the linear layers' weights are kept only as FP8, with no 16-bit copy, and the distributed "
                 "optimizer gathers them in FP8 (MXFP8: in 16 bits); needs --framework megatron or nemo, "
                 "--fp8 delayed, current, blockwise or mxfp8, and --zero 1 or more (plan keeps those) (default off)");
+  sub->add_flag("--tp-comm-overlap", o.tp_comm_overlap,
+                "Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers, as Megatron-Bridge's recipes "
+                "set it): each sequence-parallel TP all-gather / reduce-scatter runs in chunks under the GEMM that "
+                "consumes / produces it; needs --framework megatron or nemo and, at TP > 1, --sequence-parallel "
+                "(plan keeps those layouts; at TP 1 there is nothing to overlap) (default off)");
+  sub->add_flag("--overlap-param-gather", o.overlap_param_gather,
+                "Megatron-Core's --overlap-param-gather: the distributed optimizer's all-gather of the updated "
+                "weights runs under the next step's first forward instead of after the optimizer step; needs "
+                "--framework megatron or nemo, --zero 1 and the DP overlap (no --no-dp-overlap; plan keeps "
+                "those) (default off: the launch scripts add it only when asked, as costed)");
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -184,6 +197,17 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
                         "add --framework megatron or nemo, or drop --activation-offload-layers");
     job.knobs.activation_offload_layers = o.activation_offload_layers;
   }
+  for (const auto& [flag, on, knob] : {std::tuple{"--tp-comm-overlap", o.tp_comm_overlap, &job.knobs.tp_comm_overlap},
+                                        std::tuple{"--overlap-param-gather", o.overlap_param_gather,
+                                                   &job.knobs.param_gather_overlap}}) {
+    if (!given(o.app, flag)) continue;
+    if (!runs_megatron_core_option(job.framework))
+      return make_error(kCmd, flag, "true",
+                        std::string("is Megatron-Core's ") + flag + "; framework " + to_string(job.framework) +
+                            " does not run it",
+                        std::string("add --framework megatron or nemo, or drop ") + flag);
+    *knob = on;
+  }
   if (given(o.app, "--fp8-param-gather")) {
     if (auto ok = check_fp8_param_gather(job, kCmd, "--fp8-param-gather"); !ok) return ok.error();
     job.knobs.fp8_param_gather = o.fp8_param_gather;
@@ -217,6 +241,8 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.knobs.activation_offload_layers > 0) j["activation_offload_layers"] = job.knobs.activation_offload_layers;
   // Only with a Transformer Engine recipe (costmodel/fp8_params.h), so that the file reads back.
   if (fp8_param_gather_on(job)) j["fp8_param_gather"] = true;
+  if (job.knobs.tp_comm_overlap) j["tp_comm_overlap"] = true;
+  if (job.knobs.param_gather_overlap) j["overlap_param_gather"] = true;
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
@@ -290,6 +316,16 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
       return make_error(file, at + ".activation_offload_layers", v.dump(),
                         "is Megatron-Core's CPU offloading; framework " + std::string(to_string(job.framework)) +
                             " does not run it",
+                        "framework megatron or nemo, or drop the key");
+  }
+  for (const auto& [key, knob] : {std::pair{"tp_comm_overlap", &job.knobs.tp_comm_overlap},
+                                   std::pair{"overlap_param_gather", &job.knobs.param_gather_overlap}}) {
+    if (!j.is_object() || !j.contains(key)) continue;
+    if (!j[key].is_boolean()) return make_error(file, at + "." + key, j[key].dump(), "must be true or false", "");
+    *knob = j[key].get<bool>();
+    if (*knob && !runs_megatron_core_option(job.framework))
+      return make_error(file, at + "." + key, "true",
+                        "is Megatron-Core's overlap; framework " + std::string(to_string(job.framework)) + " does not run it",
                         "framework megatron or nemo, or drop the key");
   }
   auto c = parse_cp_comm(cp_comm);

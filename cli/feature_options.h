@@ -24,11 +24,14 @@ struct FeatureOptions {
   bool moe_a2a_overlap = false;          // --moe-a2a-overlap (Megatron-Core --overlap-moe-expert-parallel-comm)
   int activation_offload_layers = 0;     // --activation-offload-layers (Megatron-Core --cpu-offloading-num-layers)
   bool fp8_param_gather = false;         // --fp8-param-gather (Megatron-Core: FP8 primary weights)
+  bool tp_comm_overlap = false;          // --tp-comm-overlap (Megatron-Core: TE userbuffers TP overlap)
+  bool overlap_param_gather = false;     // --overlap-param-gather (Megatron-Core: distributed optimizer)
   CLI::App* app = nullptr;
 };
 
 /// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
-/// --cross-entropy, --moe-a2a-overlap, --activation-offload-layers and --fp8-param-gather (job-level flags).
+/// --cross-entropy, --moe-a2a-overlap, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap and
+/// --overlap-param-gather (job-level flags).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
 void add_cp_option(CLI::App* sub, int& cp);
@@ -40,8 +43,8 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
 /// Adds "cp" (and the CP exchange) to a config object when cp > 1, and the job's FP8 recipe and
 /// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged; the
 /// fused attention kernel ("attention_kernel"), "torch_compile" and "cross_entropy" only where they
-/// differ from the framework's; "moe_a2a_overlap", "activation_offload_layers" and "fp8_param_gather"
-/// only when on.
+/// differ from the framework's; "moe_a2a_overlap", "activation_offload_layers", "fp8_param_gather",
+/// "tp_comm_overlap" and "overlap_param_gather" only when on.
 void add_config_features(ojson& config, const ParallelConfig& c);
 void add_job_features(ojson& job_json, const Job& job);
 /// Reads the job's features back from a plan file's job object (absent keys: the defaults);

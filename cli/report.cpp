@@ -13,6 +13,7 @@
 #include "core/framework.h"
 #include "core/io.h"
 #include "core/job_features.h"
+#include "core/megatron_overlap.h"
 #include "costmodel/fp8_params.h"
 #include "meshplan_version.h"
 
@@ -199,6 +200,9 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
             ? ", activations of " + std::to_string(p.job.knobs.activation_offload_layers) + " layers offloaded to host"
             : "")
     << (fp8_primary_weights(p) ? ", FP8 primary weights (--fp8-param-gather)" : "")
+    << (tp_comm_overlap_on(p.job, c) ? ", TP communication under the GEMMs (--tp-comm-overlap)" : "")
+    << (param_gather_overlap_on(p.job, c) ? ", weight all-gather under the next forward (--overlap-param-gather)"
+                                          : "")
     << "\n";
   o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << (c.cp > 1 ? " cp=" + std::to_string(c.cp) : "")
     << " zero=" << c.zero_stage

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/checked.h"
+#include "core/megatron_overlap.h"
 
 namespace meshplan {
 
@@ -175,6 +176,12 @@ void validate_features(const Problem& p, const ParallelConfig& c, const std::str
     e.push_back(make_error(w, "--grad-compression", grad_compression_text(p.job), why, "use --zero 0"));
   if (const std::string fp8 = fp8_param_gather_zero_rule(p.job, c.zero_stage); !fp8.empty())
     e.push_back(make_error(w, "--fp8-param-gather", "true", fp8, "use --zero 1 (or 3), or drop --fp8-param-gather"));
+  if (const std::string tp = tp_comm_overlap_rule(p.job, c); !tp.empty())
+    e.push_back(make_error(w, "--tp-comm-overlap", "true", tp, "add --sequence-parallel, or drop --tp-comm-overlap"));
+  if (const std::string pg = param_gather_overlap_rule(p.job, c); !pg.empty())
+    e.push_back(make_error(w, "--overlap-param-gather", "true", pg,
+                           c.zero_stage != 1 ? "use --zero 1, or drop --overlap-param-gather"
+                                             : "drop --no-dp-overlap, or drop --overlap-param-gather"));
 }
 
 }  // namespace meshplan

@@ -37,6 +37,8 @@ int64_t batch_dp(const Job& job, int tp, int cp, int pp);
 ///   CP only in its flash/cuDNN fused attention backends).
 /// - FP8: the hardware profile must list an "fp8" peak.
 /// - Gradient compression: which ZeRO stages each works with (compression_zero_rule).
+/// - FP8 primary weights, --tp-comm-overlap and --overlap-param-gather: the layouts Megatron-Core runs
+///   them on (fp8_param_gather_zero_rule, core/megatron_overlap.h).
 void validate_features(const Problem& p, const ParallelConfig& cfg, const std::string& where, ErrorList& e);
 
 /// Empty when `g` works with ZeRO stage `zero`, else why not. PowerSGD and top-k are PyTorch DDP

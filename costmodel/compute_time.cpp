@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/loss_chunk.h"
+#include "core/megatron_overlap.h"
 #include "costmodel/ac_policy.h"
 #include "costmodel/activations.h"
 #include "costmodel/attention.h"
@@ -181,7 +182,7 @@ static LayerComm tp_only_comm(const Problem& p, const ParallelConfig& cfg, const
   } else {
     const double ag = all_gather_s(hw, g, bytes);
     const double rs = reduce_scatter_s(hw, g, bytes);
-    if (p.job.knobs.tp_comm_overlap) {
+    if (tp_comm_overlap_on(p.job, cfg)) {  // core/megatron_overlap.h
       LayerComm o = overlapped_tp_comm(layer_gemm_times(p, cfg), ag, rs);
       o.recompute_s = policy_tp_recompute_s(p, cfg, o.forward_s, ag);
       return o;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/megatron_overlap.h"
 #include "costmodel/ac_policy.h"
 #include "costmodel/activation_offload.h"
 #include "costmodel/activations.h"
@@ -160,7 +161,6 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   if (grad_group_size(cfg) <= 1) return out;
   const HardwareProfile& hw = p.hardware;
   const GroupPlacement g = grad_group(hw, cfg);  // dp * cp ranks (costmodel/context_parallel.h)
-  const ParamBytes pb = param_bytes(p.job.convention);
   const double params = stage_parameters_per_gpu(p.model, cfg, stage);
   const double reduce_bytes = grad_reduce_bytes_per_param(p);  // on the wire (dp_reduce_bytes)
   const double M = static_cast<double>(cfg.num_micro_batches);
@@ -178,8 +178,8 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
     const double gather_bytes = param_gather_bytes(p, cfg, params, stage_layers(p.model, cfg, stage));
     const double after = cfg.zero_stage == 1 ? all_gather_s(hw, g, gather_bytes) : 0.0;
     out.total_s = reduce + after;
-    // --overlap-param-gather: the gather runs under the next step's first forward (FrameworkKnobs).
-    const double after_exposed = p.job.knobs.param_gather_overlap ? std::max(0.0, after - st.forward_s) : after;
+    // --overlap-param-gather: the gather runs under the next step's first forward (core/megatron_overlap.h).
+    const double after_exposed = param_gather_overlap_on(p.job, cfg) ? std::max(0.0, after - st.forward_s) : after;
     out.exposed_s = (overlap ? std::max(0.0, reduce - st.backward_s) : reduce) + after_exposed;
     return out;
   }

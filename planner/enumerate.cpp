@@ -170,6 +170,7 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, i
                 d.zeros.end());
   if (!s.dp_overlap.empty()) d.dp_overlaps = s.dp_overlap;
   else d.dp_overlaps = d.dp > 1 ? std::vector<int>{1, 0} : std::vector<int>{1};
+  restrict_to_megatron_overlaps(p, d);  // planner/framework_space.h
   return d;
 }
 

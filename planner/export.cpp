@@ -14,6 +14,7 @@
 #include "core/framework.h"
 #include "costmodel/fp8_params.h"
 #include "core/framework_knobs.h"
+#include "core/megatron_overlap.h"
 #include "planner/moe_export.h"
 
 namespace meshplan {
@@ -74,11 +75,14 @@ void parallel_args(const Problem& p, const ParallelConfig& c, ArgList& a) {
           str(p.model.num_layers / (static_cast<int64_t>(c.pp) * c.virtual_stages)));
   }
   if (c.sequence_parallel) a.arg("--sequence-parallel");
+  // Transformer Engine's userbuffers overlap, as costed (costmodel/tp_overlap.h): only where Megatron
+  // runs it, TP > 1 with sequence parallelism (core/megatron_overlap.h).
+  if (tp_comm_overlap_on(p.job, c)) a.arg("--tp-comm-overlap");
   a.arg("--micro-batch-size", str(c.micro_batch_size));
   a.arg("--global-batch-size", str(p.job.global_batch));
 }
 
-void memory_args(const ParallelConfig& c, ArgList& a) {
+void memory_args(const Problem& p, const ParallelConfig& c, ArgList& a) {
   if (c.recompute == Recompute::Selective) a.arg("--recompute-granularity", "selective");
   if (c.recompute == Recompute::Full) {
     a.arg("--recompute-granularity", "full");
@@ -88,7 +92,9 @@ void memory_args(const ParallelConfig& c, ArgList& a) {
   if (c.zero_stage >= 1) a.arg("--use-distributed-optimizer");  // ZeRO-1: fp32 master + Adam over DP
   if (c.dp_overlap && c.dp > 1) {
     a.arg("--overlap-grad-reduce");
-    if (c.zero_stage >= 1) a.arg("--overlap-param-gather");
+    // Only when the job asked for it: the estimate costs the post-step weight gather exposed otherwise
+    // (costmodel/step.cpp), and the script must run what was costed.
+    if (param_gather_overlap_on(p.job, c)) a.arg("--overlap-param-gather");
   }
 }
 
@@ -176,7 +182,7 @@ Result<bool> check_megatron(const Problem& p, const ParallelConfig& c) {
 std::string megatron_args(const Problem& p, const ParallelConfig& c) {
   ArgList a;
   parallel_args(p, c, a);
-  memory_args(c, a);
+  memory_args(p, c, a);
   offload_args(p, a);
   precision_args(p, a);
   model_args(p, a);

@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <sstream>
+#include <tuple>
 
 #include "core/framework.h"
+#include "core/megatron_overlap.h"
 #include "costmodel/fp8_params.h"
 #include "planner/compression_export.h"
 #include "planner/export.h"
@@ -162,8 +164,14 @@ std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
   if (const int n = p.job.knobs.activation_offload_layers; n > 0)
     o << "  cpu_offloading: true\n  cpu_offloading_num_layers: " << n
       << "\n  cpu_offloading_activations: true\n  cpu_offloading_weights: false\n";
+  // Transformer Engine's userbuffers TP overlap, where Megatron-Core runs it (core/megatron_overlap.h).
+  if (tp_comm_overlap_on(p.job, c)) o << "  ub_tp_comm_overlap: true\n";
   o << "  optim:\n"
     << "    name: " << (c.zero_stage >= 1 ? "distributed_fused_adam" : "fused_adam") << "\n";
+  // Apex DistributedFusedAdam (NeMo's distributed_fused_adam): overlap_grad_sync defaults to true,
+  // overlap_param_sync to false; state both where the plan differs from those defaults.
+  if (c.zero_stage >= 1 && !c.dp_overlap) o << "    overlap_grad_sync: false\n";
+  if (param_gather_overlap_on(p.job, c)) o << "    overlap_param_sync: true\n";
   return o.str();
 }
 
@@ -188,6 +196,12 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
     return make_error(where, "activation_offload_layers", str(p.job.knobs.activation_offload_layers),
                       "is Megatron-Core's CPU activation offloading; " + kind + " has no such setting",
                       "plan without --activation-offload-layers, or export for megatron or nemo");
+  for (const auto& [on, key, flag] :
+       {std::tuple{p.job.knobs.tp_comm_overlap, "tp_comm_overlap", "--tp-comm-overlap"},
+        std::tuple{p.job.knobs.param_gather_overlap, "overlap_param_gather", "--overlap-param-gather"}})
+    if (on && kind != "megatron" && kind != "nemo")
+      return make_error(where, key, "true", std::string("is Megatron-Core's ") + flag + "; " + kind + " has no such setting",
+                        std::string("plan without ") + flag + ", or export for megatron or nemo");
   // The NeMo YAML carries no FP8 keys: only the Megatron command line states FP8 primary weights.
   if (fp8_primary_weights(p) && kind != "megatron")
     return make_error(where, "fp8_param_gather", "true",

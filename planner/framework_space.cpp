@@ -36,6 +36,14 @@ void restrict_to_framework(const FrameworkSpec& f, int64_t num_layers, LayoutDim
   keep_if(d.sequence_parallel, [&](int sp) { return framework_admits_sp(f, sp != 0, tp); });
 }
 
+void restrict_to_megatron_overlaps(const Problem& p, LayoutDims& d) {
+  if (p.job.knobs.tp_comm_overlap && d.tp > 1) keep_if(d.sequence_parallel, [](int sp) { return sp != 0; });
+  if (p.job.knobs.param_gather_overlap) {
+    keep_if(d.zeros, [](int z) { return z == 1; });
+    keep_if(d.dp_overlaps, [](int ov) { return ov != 0; });
+  }
+}
+
 namespace {
 template <class T, class Name>
 std::string joined(const std::vector<T>& v, Name name) {

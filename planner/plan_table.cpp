@@ -81,6 +81,8 @@ std::string header(const Problem& p, const SearchOptions& opt, const SearchResul
             ? ", activations of " + std::to_string(p.job.knobs.activation_offload_layers) + " layers offloaded to host"
             : "")
     << (fp8_primary_weights(p) ? ", FP8 primary weights (--fp8-param-gather)" : "")
+    << (p.job.knobs.tp_comm_overlap ? ", TP communication under the GEMMs where TP > 1 (--tp-comm-overlap)" : "")
+    << (p.job.knobs.param_gather_overlap ? ", weight all-gather under the next forward (--overlap-param-gather)" : "")
     << "; usable memory "
     << gb_text(p.hardware.usable_memory_bytes()) << " GB per GPU\n";
   o << "searched " << group_thousands(r.space) << " configurations: " << group_thousands(r.fitting())

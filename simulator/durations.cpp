@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/megatron_overlap.h"
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
@@ -109,6 +110,15 @@ SimInput make_sim_input(const Problem& p, const ParallelConfig& cfg, const Sched
   in.p2p_ns = o.ideal_network ? 0 : seconds_to_ns(costs.p2p_s);
   in.optimizer_ns = seconds_to_ns(costs.optimizer_s);
   in.after_gather_ns = after_gather(p, cfg, o.ideal_network);
+  // --overlap-param-gather: the gather runs under the next step's first forward on the stage (as
+  // costmodel/step.cpp costs it), so only what outlasts that forward stays at the step's end.
+  if (param_gather_overlap_on(p.job, cfg))
+    for (int r = 0; r < cfg.pp && r < static_cast<int>(in.after_gather_ns.size()); ++r) {
+      Nanoseconds forward = 0;
+      for (size_t k = static_cast<size_t>(r); k < in.chunks.size(); k += static_cast<size_t>(cfg.pp))
+        forward += in.chunks[k].forward_ns;
+      in.after_gather_ns[r] = std::max<Nanoseconds>(0, in.after_gather_ns[r] - forward);
+    }
   in.replicas = replicas_needed(cfg, o);
   in.compute_factor.assign(static_cast<size_t>(in.replicas) * cfg.pp, 1.0);
   in.link_factor.assign(static_cast<size_t>(in.replicas) * cfg.pp, 1.0);

@@ -10,7 +10,6 @@ MEGATRON_ARGS=(
   --recompute-granularity selective
   --use-distributed-optimizer
   --overlap-grad-reduce
-  --overlap-param-gather
   --bf16
   --main-grads-dtype fp32
   --hidden-dropout 0.0
