@@ -26,5 +26,8 @@ export OMPI_MCA_mca_base_component_disable_dlclose=1
 # The corpus's per-case time bound (5 s for the release build) for instrumented binaries.
 export MESHPLAN_CORPUS_TIME_LIMIT_S=15
 cd build-asan
-ctest --output-on-failure -j"$(nproc)" --timeout 1200
+# The docs: tests run every README / examples command as written; the first pass (scripts/test.sh) runs
+# them, and under ASan they would repeat the code paths the cli: tests cover here at about 270 s of the
+# 2-core CI budget (.ci/run must stay under 45 minutes on a fresh clone).
+ctest --output-on-failure -j"$(nproc)" --timeout 1200 -E '^docs: '
 echo "meshplan: sanitizer suite passed in $(( $(date +%s) - start )) s"

@@ -28,10 +28,12 @@ TEST_CASE("estimate --fp8-param-gather drops the linear weights' 16-bit copy, ro
     CHECK(json_number(off.out, "weights_bytes") - json_number(on.out, "weights_bytes") == Approx(2.0 * linear));
     CHECK(on.out.find("\"fp8_param_gather\": true") != std::string::npos);
     CHECK(off.out.find("fp8_param_gather") == std::string::npos);
-    CliResult again = run_cli("estimate --plan " + plan + " --format json");
-    REQUIRE(again.exit_code == 0);
-    CHECK(json_number(again.out, "weights_bytes") == Approx(json_number(on.out, "weights_bytes")));
-    CHECK(run_cli("estimate --plan " + plan).out.find("FP8 primary weights (--fp8-param-gather)") != std::string::npos);
+    if (recipe == "current") {  // the plan file round trip does not depend on the recipe (one run each)
+      CliResult again = run_cli("estimate --plan " + plan + " --format json");
+      REQUIRE(again.exit_code == 0);
+      CHECK(json_number(again.out, "weights_bytes") == Approx(json_number(on.out, "weights_bytes")));
+      CHECK(run_cli("estimate --plan " + plan).out.find("FP8 primary weights (--fp8-param-gather)") != std::string::npos);
+    }
     CliResult ex = run_cli(kBase + "--fp8 " + recipe + " --fp8-param-gather --export slurm");
     REQUIRE(ex.exit_code == 0);
     CHECK(ex.out.find("--fp8-param-gather") != std::string::npos);
