@@ -46,7 +46,7 @@ struct RunArgs {
   bool test_device_error = false;  // test hook: a DeviceError at the first step
   bool dtype_given = false;     // --dtype on the command line: the CPU emulates bf16 when it says bf16
   std::string cuda_attention = "cudnn";  // --cuda-attention cudnn|reference
-  std::string cuda_gemm = "bf16";        // --cuda-gemm bf16|bf16-copy|tf32|fp32
+  std::string cuda_gemm = "bf16-copy";   // --cuda-gemm bf16|bf16-copy|tf32|fp32
   double loss_chunk_mib = static_cast<double>(kDefaultLossChunkBytes) / (1 << 20);  // --loss-chunk-mib
   exec::CpuOptions cpu_options() const {
     exec::CpuOptions o;
@@ -56,7 +56,7 @@ struct RunArgs {
   exec::CudaOptions cuda_options() const {
     exec::CudaOptions o;
     o.attention = exec::parse_cuda_attention(cuda_attention).value_or(exec::CudaAttention::Cudnn);
-    o.gemm = exec::parse_gemm_precision(cuda_gemm).value_or(exec::GemmPrecision::Bf16);
+    o.gemm = exec::parse_gemm_precision(cuda_gemm).value_or(exec::GemmPrecision::Bf16Copy);
     return o;
   }
 };
@@ -66,7 +66,7 @@ std::string error_source(const RunArgs& a) { return a.plan.plan.empty() ? "comma
 
 // The problem as this executor holds it: fp32 weights, grads, fp32 master, m, v = 20 bytes per
 // parameter ("fp32-grads"); time at the peak FLOP/s of the GEMM dtype the backend really runs
-// (cuda: tf32 in the default mode, bf16 with --cuda-gemm bf16-copy; cpu: fp32) when the profile
+// (cuda: bf16 in the default bf16-copy mode, tf32 with --cuda-gemm bf16 or tf32; cpu: fp32) when the profile
 // lists it, memory with the activation dtype it stores;
 // on the hardware of `prof` (CPU ranks: a CPU profile, never a GPU datasheet). Attention as the
 // backend runs it: the CPU keeps the (B, nh, T, T) probabilities without recompute (materialized);
@@ -86,6 +86,7 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
   // around cuDNN's attention where it runs.
   p.job.knobs.executor_ops = prec.attention == Att::Cudnn ? FrameworkKnobs::ExecutorOps::Fp32Bf16Attention
                                                        : FrameworkKnobs::ExecutorOps::Fp32;
+  p.job.knobs.executor_gemm_copies = prec.gemm_operand_copies;  // bf16-copy GEMMs' operand copies
   if (prec.attention != Att::Materialized) p.job.knobs.fused_kernel = FusedAttentionKernel::Cudnn;
   if (p.hardware.peak_flops_for(prec.gemm_dtype) > 0) p.job.dtype = prec.gemm_dtype;
   else if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";
@@ -317,8 +318,9 @@ void add_training_options(CLI::App* sub, RunArgs& a) {
                  {"cudnn", "reference"})
       ->check(CLI::IsMember({"cudnn", "reference"}));
   allowed_values(sub->add_option("--cuda-gemm", a.cuda_gemm,
-                                 "--backend cuda: GEMM math on the fp32 tensors: bf16 (cuBLASLt rounds the inputs), "
-                                 "bf16-copy (bf16 copies, bf16 x bf16), tf32 or fp32 (default bf16)"),
+                                 "--backend cuda: GEMM math on the fp32 tensors: bf16-copy (bf16 copies of both operands, "
+                                 "bf16 x bf16 tensor cores), bf16 (cuBLASLt rounds fp32 inputs: runs at TF32's rate), tf32 "
+                                 "or fp32 (default bf16-copy)"),
                  {"bf16", "bf16-copy", "tf32", "fp32"})
       ->check(CLI::IsMember({"bf16", "bf16-copy", "tf32", "fp32"}));
   sub->add_option("--loss-chunk-mib", a.loss_chunk_mib,

@@ -172,6 +172,10 @@ struct FrameworkKnobs {
   /// copies around cuDNN's attention on the CUDA backend (costmodel/executor_ops.h).
   enum class ExecutorOps { None, Fp32, Fp32Bf16Attention };
   ExecutorOps executor_ops = ExecutorOps::None;
+  /// meshplan's CUDA executor with `--cuda-gemm bf16-copy` (its default): every GEMM operand, fp32
+  /// activations and weights alike, is copied to bf16 before the GEMM (costmodel/executor_ops.h
+  /// executor_gemm_copy_bytes, executor_head_copy_bytes).
+  bool executor_gemm_copies = false;
   /// meshplan's executor splits the fp32 logits into vocabulary chunks of at most this many bytes
   /// (core/loss_chunk.h; `meshplan run --loss-chunk-mib`): only one chunk is ever alive, and the
   /// backward recomputes each chunk's logits (one more LM-head GEMM). 0: the whole (tokens, V/tp)

@@ -112,8 +112,14 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   if (p.job.knobs.executor_ops != ExecutorOps::None) {
     const EagerBytes x = executor_op_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel,
                                            p.job.knobs.executor_ops == ExecutorOps::Fp32Bf16Attention);
-    ew_forward = memory_bound_time_s(hw, x.forward);
-    ew_backward = memory_bound_time_s(hw, x.backward);
+    double forward_bytes = x.forward, backward_bytes = x.backward;
+    if (p.job.knobs.executor_gemm_copies) {
+      const EagerBytes g = executor_gemm_copy_bytes(p.model, b, s, cfg.tp);
+      forward_bytes += g.forward;
+      backward_bytes += g.backward;
+    }
+    ew_forward = memory_bound_time_s(hw, forward_bytes);
+    ew_backward = memory_bound_time_s(hw, backward_bytes);
   }
   // Model code's eager element-wise kernels, summed: unpadding q/k/v around FlashAttention
   // (FrameworkKnobs::unpad_attention) and torchtitan's Llama ops without torch.compile
@@ -227,9 +233,13 @@ EndsCompute ends_compute(const Problem& p, const ParallelConfig& cfg) {
                              .chunks;
   const double head_gemm = chunks * gemm_time_s(hw, peak, logits / chunks);
   const double recompute = chunks > 1 ? head_gemm : 0.0;
-  e.head_forward_s = head_gemm + memory_bound_time_s(hw, ce.forward * logit_elements + norm_bytes);
-  e.head_backward_input_s =
-      recompute + head_gemm + memory_bound_time_s(hw, ce.backward * logit_elements + 2.0 * norm_bytes);
+  // meshplan's executor with bf16-copy GEMMs copies the head's operands too (executor_ops.h).
+  const EagerBytes copies = p.job.knobs.executor_gemm_copies
+                                ? executor_head_copy_bytes(p.model, b, s, cfg.tp, chunks)
+                                : EagerBytes{};
+  e.head_forward_s = head_gemm + memory_bound_time_s(hw, ce.forward * logit_elements + norm_bytes + copies.forward);
+  e.head_backward_input_s = recompute + head_gemm +
+                            memory_bound_time_s(hw, ce.backward * logit_elements + 2.0 * norm_bytes + copies.backward);
   e.head_backward_weight_s = head_gemm;
   if (cfg.tp > 1) {
     const GroupPlacement g = place_group(hw, cfg.tp, 1);

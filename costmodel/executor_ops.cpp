@@ -21,4 +21,40 @@ EagerBytes executor_op_bytes(const ModelSpec& m, double b, double s, int tp, boo
   return out;
 }
 
+namespace {
+constexpr double kCopyBytesPerElement = 6.0;  // read fp32 (4), write bf16 (2)
+}  // namespace
+
+EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int tp) {
+  const double t = static_cast<double>(tp), T = b * s;
+  const double C = static_cast<double>(m.hidden_size);
+  const double Q = static_cast<double>(m.num_heads) * static_cast<double>(m.head_dim()) / t;
+  const double K = static_cast<double>(m.num_kv_heads) * static_cast<double>(m.head_dim()) / t;
+  const double F = static_cast<double>(m.intermediate_size) / t;
+  const double mlp_inputs = m.mlp == MlpKind::Gated ? 2.0 : 1.0;  // GEMMs reading h2: gate and up, or up
+  const double weights = C * (Q + 2.0 * K) + C * Q + (mlp_inputs + 1.0) * C * F;
+  EagerBytes out;
+  out.forward = kCopyBytesPerElement * (T * (2.0 * C + Q + F) + weights);
+  const double attention_backward = 2.0 * C + 2.0 * Q + 2.0 * K;
+  const double mlp_backward = 2.0 * C + (1.0 + mlp_inputs) * F;
+  out.backward = kCopyBytesPerElement * (T * (attention_backward + mlp_backward) + weights);
+  return out;
+}
+
+EagerBytes executor_head_copy_bytes(const ModelSpec& m, double b, double s, int tp, int64_t loss_chunks) {
+  const double T = b * s, k = static_cast<double>(loss_chunks);
+  const double C = static_cast<double>(m.hidden_size);
+  const double V = static_cast<double>(m.vocab_size) / static_cast<double>(tp);
+  const double W = V * C;
+  EagerBytes out;
+  if (loss_chunks <= 1) {
+    out.forward = kCopyBytesPerElement * (T * C + W);
+    out.backward = kCopyBytesPerElement * (T * (C + 2.0 * V) + W);
+  } else {
+    out.forward = kCopyBytesPerElement * (T * k * C + W);
+    out.backward = kCopyBytesPerElement * (T * (2.0 * k * C + 2.0 * V) + 2.0 * W);
+  }
+  return out;
+}
+
 }  // namespace meshplan

@@ -1,5 +1,5 @@
 // Element-wise HBM traffic of meshplan's own executor (`meshplan run`): fp32 activations, one kernel
-// per op, and the bf16 copies around cuDNN's attention on the CUDA backend.
+// per op, the bf16 copies around cuDNN's attention and of the GEMM operands on the CUDA backend.
 #pragma once
 #include "core/model_spec.h"
 #include "costmodel/eager_elementwise.h"
@@ -23,5 +23,27 @@ namespace meshplan {
 /// executor_ops to predict what it runs (cli/cmd_run.cpp). TinyLlama 1.1B, b 8, s 2048, with the
 /// copies: 195.6 KB forward and 251.9 KB backward per token and layer.
 EagerBytes executor_op_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, bool bf16_attention_copies);
+
+/// Bytes of the bf16 copies the CUDA executor's `--cuda-gemm bf16-copy` makes of one layer's GEMM
+/// operands per micro-batch (cuda_gemm.cpp: a kernel reads the fp32 operand, 4 bytes, and writes a
+/// bf16 copy, 2 bytes), counted from the calls in executor/model/{attention,mlp}.cpp. GEMMs that
+/// share an operand run in one operand-reuse scope (Backend::begin_gemm_operand_reuse), so each
+/// distinct operand of a scope is copied once. Activation operands per token (C full: the
+/// column-parallel GEMMs' input is the whole hidden row; Q, K, F per TP rank as above):
+///   forward:  h1 once for q, k and v (C), the attention output (Q), h2 once for gate and up (C),
+///             act (F) = 2C + Q + F;
+///   backward: attention: dout (C) and att (Q) for wo's dX and dW; dq, dk, dv and h1 for the q/k/v
+///             dX and dW GEMMs (Q + 2K + C); MLP: dout (C) and act (F), then dgate, dup and h2
+///             (2F + C) = 4C + 2Q + 2K + 3F (a plain MLP: 2F instead of 3F);
+/// and the layer's weights once forward and once backward (the dX GEMMs; the dW GEMMs read no
+/// weight). TinyLlama 1.1B, b 8, s 2048: 249 KB per token and layer plus 2 x 264 MB of weights.
+EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int tp);
+
+/// The same copies around the LM head (executor/model/embed_head.cpp) with `loss_chunks` vocabulary
+/// chunks (core/loss_chunk.h; V = vocabulary / tp, W = V x C weights):
+///   one chunk:  forward  C tokens-row + W;  backward C + 2V + W (dlogits for dW and for dX);
+///   k chunks:   forward  k C + W (the final hidden state once per chunk); backward 2k C + 2V + 2W
+///               (each chunk's logits are recomputed before its dW and dX GEMMs).
+EagerBytes executor_head_copy_bytes(const ModelSpec& m, double b, double s, int tp, int64_t loss_chunks);
 
 }  // namespace meshplan

@@ -61,6 +61,13 @@ class Backend {
   /// A is stored (M, K), or (K, M) when trans_a; B is stored (K, N), or (N, K) when trans_b.
   virtual void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                     const float* A, const float* B, float beta, float* C) = 0;
+  /// A scope of GEMM calls whose operands do not change inside it (the model brackets the GEMMs
+  /// that share an input: q, k and v on the normed hidden state, gate and up, and their backward
+  /// groups; nothing but GEMMs runs inside, and no GEMM writes another's operand). A backend that
+  /// converts operands before multiplying (CUDA `bf16-copy`) may then convert each distinct operand
+  /// once for the scope instead of once per call. Scopes do not nest. Default: nothing to keep.
+  virtual void begin_gemm_operand_reuse() {}
+  virtual void end_gemm_operand_reuse() {}
 
   // ---- embedding (vocab-parallel: rows [vocab_begin, vocab_begin + Vl) live here) ----
   /// out (N, C) = table[tok - vocab_begin], or 0 when tok is not in this shard.
@@ -142,6 +149,18 @@ class Backend {
 
  private:
   MemoryTracker memory_;
+};
+
+/// RAII bracket of Backend::begin/end_gemm_operand_reuse around a group of GEMMs.
+class GemmOperandReuse {
+ public:
+  explicit GemmOperandReuse(Backend& backend) : backend_(backend) { backend_.begin_gemm_operand_reuse(); }
+  ~GemmOperandReuse() { backend_.end_gemm_operand_reuse(); }
+  GemmOperandReuse(const GemmOperandReuse&) = delete;
+  GemmOperandReuse& operator=(const GemmOperandReuse&) = delete;
+
+ private:
+  Backend& backend_;
 };
 
 /// Which CPU implementations to use: the fast ones (Eigen GEMM, Eigen-blocked attention) or their

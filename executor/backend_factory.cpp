@@ -163,7 +163,10 @@ BackendPrecision backend_precision(const std::string& backend_name, const CpuOpt
     // H100 (2026-11-25) the 1.1B step took 0.5067 s in this mode and 0.5081 s in tf32 mode, and an
     // ncu profile of the same mode (issue 13) shows TF32 kernels. Real bf16 operands: Bf16Copy.
     case GemmPrecision::Bf16: p.gemm_dtype = "tf32"; break;
-    case GemmPrecision::Bf16Copy: p.gemm_dtype = "bf16"; break;
+    case GemmPrecision::Bf16Copy:
+      p.gemm_dtype = "bf16";
+      p.gemm_operand_copies = true;
+      break;
     case GemmPrecision::Tf32: p.gemm_dtype = "tf32"; break;
     case GemmPrecision::Fp32: p.gemm_dtype = "fp32"; break;
   }

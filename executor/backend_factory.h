@@ -41,7 +41,7 @@ bool cudnn_attention_compiled();
 struct CudaOptions {
   int device = -1;  // -1: the launcher's local rank (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID,
                     // MPI_LOCALRANKID, LOCAL_RANK) modulo the visible devices, else 0
-  GemmPrecision gemm = GemmPrecision::Bf16;
+  GemmPrecision gemm = GemmPrecision::Bf16Copy;  // real bf16 operands: see backend_precision
   /// Cudnn falls back to Reference in a build without cuDNN and for shapes cuDNN has no engine
   /// for (T = 1, head dim not a multiple of 8); effective_attention() says which ran.
   CudaAttention attention = CudaAttention::Cudnn;
@@ -77,6 +77,9 @@ struct BackendPrecision {
   /// CudaFp32 our flash-style fp32 kernels (O(T) memory, no published speed).
   enum class Attention { Materialized, Cudnn, CudaFp32 };
   Attention attention = Attention::Materialized;
+  /// The backend copies every GEMM operand to bf16 first (CUDA `--cuda-gemm bf16-copy`): the
+  /// prediction counts those copies (costmodel/executor_ops.h executor_gemm_copy_bytes).
+  bool gemm_operand_copies = false;
 };
 /// "materialized", "cudnn", "cuda-fp32".
 const char* to_string(BackendPrecision::Attention a);

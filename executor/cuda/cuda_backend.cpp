@@ -29,6 +29,7 @@ CudaBackend::CudaBackend(const CudaOptions& options) : options_(options) {
 CudaBackend::~CudaBackend() {
   // No throwing from a destructor: failures at teardown (a lost device) are ignored.
   cudaStreamSynchronize(stream_);
+  kept_operands_.clear();
   destroy_attention();
   destroy_gemm_plans();
   if (lt_workspace_ != nullptr) pool_.free(lt_workspace_);
@@ -92,7 +93,10 @@ void CudaBackend::embedding_forward(float* out, const int32_t* tokens, const flo
 }
 void CudaBackend::embedding_backward(float* dtable, const float* dout, const int32_t* tokens,
                                      int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) {
-  cuda::embedding_backward(stream_, dtable, dout, tokens, vocab_begin, Vl, N, C);
+  if (N <= 0 || C <= 0) return;
+  const uint64_t bytes = cuda::embedding_backward_scratch_bytes(N);  // sort keys, positions, CUB temp
+  Tensor scratch(*this, DType::I32, {static_cast<int64_t>((bytes + 3) / 4)});
+  cuda::embedding_backward(stream_, dtable, dout, tokens, vocab_begin, Vl, N, C, scratch.data());
 }
 
 void CudaBackend::rmsnorm_forward(float* out, float* rstd, const float* x, const float* w,

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "executor/backend.h"
 #include "executor/backend_factory.h"
@@ -48,6 +49,10 @@ class CudaBackend : public Backend {
 
   void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
             const float* A, const float* B, float beta, float* C) override;
+  /// bf16-copy mode: inside the scope each distinct operand (pointer, elements) is copied to bf16
+  /// once and the copy kept until the scope ends (cuda_gemm.cpp).
+  void begin_gemm_operand_reuse() override;
+  void end_gemm_operand_reuse() override;
 
   void embedding_forward(float* out, const int32_t* tokens, const float* table,
                          int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) override;
@@ -101,6 +106,9 @@ class CudaBackend : public Backend {
   void gemm_lt(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                const void* A, const void* B, float beta, float* C, bool bf16_inputs);
   double reduce_to_host(const float* x, int64_t n, bool squares);
+  /// bf16 copy of the fp32 operand x (n elements): the scope's kept copy when there is one, else a
+  /// new one (kept when a scope is open, else owned by `transient`).
+  const void* bf16_operand(const float* x, int64_t n, Tensor& transient);
   void destroy_attention();  // cuda_attention.cpp
 
   CudaOptions options_;
@@ -114,6 +122,13 @@ class CudaBackend : public Backend {
   DevicePool pool_;
   std::map<GemmPlanKey, GemmPlan*> gemm_plans_;
   CudnnAttention* cudnn_ = nullptr;   // created at the first attention call (cuDNN builds only)
+  struct KeptOperand {
+    const float* source = nullptr;
+    int64_t elements = 0;
+    Tensor bf16;
+  };
+  bool operand_reuse_ = false;             // inside begin/end_gemm_operand_reuse
+  std::vector<KeptOperand> kept_operands_; // bf16 copies kept for the open scope (a few)
 };
 
 }  // namespace meshplan::exec

@@ -124,12 +124,40 @@ void CudaBackend::gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t
     gemm_lt(trans_a, trans_b, M, N, K, alpha, A, B, beta, C, false);
     return;
   }
-  // bf16 copies of the inputs (transient, tracked): 2 bytes per element of A (M K) and B (K N).
-  Tensor a16(*this, DType::BF16, {M * K});
-  Tensor b16(*this, DType::BF16, {K * N});
-  cuda::to_bf16(stream_, a16.data(), A, M * K);
-  cuda::to_bf16(stream_, b16.data(), B, K * N);
-  gemm_lt(trans_a, trans_b, M, N, K, alpha, a16.data(), b16.data(), beta, C, true);
+  // bf16 copies of the inputs (tracked): 2 bytes per element of A (M K) and B (K N), transient or
+  // kept for an operand-reuse scope.
+  Tensor a16, b16;
+  const void* a = bf16_operand(A, M * K, a16);
+  const void* b = bf16_operand(B, K * N, b16);
+  gemm_lt(trans_a, trans_b, M, N, K, alpha, a, b, beta, C, true);
+  // Inside a scope no GEMM may write another's operand: a kept copy would go stale.
+#ifndef NDEBUG
+  for (const KeptOperand& k : kept_operands_)
+    assert((C + M * N <= k.source || k.source + k.elements <= C) && "GEMM output overlaps a kept operand");
+#endif
+}
+
+const void* CudaBackend::bf16_operand(const float* x, int64_t n, Tensor& transient) {
+  if (operand_reuse_) {
+    for (const KeptOperand& k : kept_operands_)
+      if (k.source == x && k.elements == n) return k.bf16.data();
+  }
+  Tensor copy(*this, DType::BF16, {n});
+  cuda::to_bf16(stream_, copy.data(), x, n);
+  const void* data = copy.data();
+  if (operand_reuse_) kept_operands_.push_back(KeptOperand{x, n, std::move(copy)});
+  else transient = std::move(copy);
+  return data;
+}
+
+void CudaBackend::begin_gemm_operand_reuse() {
+  assert(!operand_reuse_ && "operand-reuse scopes do not nest");
+  operand_reuse_ = options_.gemm == GemmPrecision::Bf16Copy;  // the only mode that copies operands
+}
+
+void CudaBackend::end_gemm_operand_reuse() {
+  operand_reuse_ = false;
+  kept_operands_.clear();  // freed in stream order: the pool reuses them after the queued GEMMs
 }
 
 }  // namespace meshplan::exec

@@ -31,11 +31,17 @@ void swiglu_backward(cudaStream_t s, float* dgate, float* dup, const float* dout
 void adamw(cudaStream_t s, float* param, const float* grad, float* m, float* v, int64_t n,
            const AdamWStep& step);
 
+// ---- embedding_backward.cu ----
+/// Bytes of device scratch embedding_backward needs for N tokens (sort keys, positions, CUB temp).
+uint64_t embedding_backward_scratch_bytes(int64_t N);
+/// dtable (Vl, C) += rows of dout (N, C) whose token is in the shard, added in token order (the
+/// CPU's order, bit for bit) after a stable sort of the tokens.
+void embedding_backward(cudaStream_t s, float* dtable, const float* dout, const int32_t* tokens,
+                        int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C, void* scratch);
+
 // ---- norm_embed_rope.cu ----
 void embedding_forward(cudaStream_t s, float* out, const int32_t* tokens, const float* table,
                        int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C);
-void embedding_backward(cudaStream_t s, float* dtable, const float* dout, const int32_t* tokens,
-                        int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C);
 void rmsnorm_forward(cudaStream_t s, float* out, float* rstd, const float* x, const float* w,
                      int64_t N, int64_t C, float eps);
 /// Rows of the per-chunk dw partials rmsnorm_backward needs as scratch: (rows, C) floats.

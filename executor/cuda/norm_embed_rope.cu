@@ -1,6 +1,6 @@
-// Embedding (vocab-parallel), RMSNorm forward/backward and rotary kernels of the CUDA backend.
-// Accumulation orders follow the CPU backend where it is cheap (embedding backward is bit-identical
-// to it); every kernel is deterministic (no atomics).
+// Embedding forward (vocab-parallel), RMSNorm forward/backward and rotary kernels of the CUDA
+// backend (the embedding backward is embedding_backward.cu). Accumulation orders follow the CPU
+// backend where it is cheap; every kernel is deterministic (no atomics).
 #include "executor/cuda/kernel_util.cuh"
 #include "executor/cuda/launch.h"
 
@@ -18,17 +18,6 @@ __global__ void embedding_forward_kernel(float* out, const int32_t* tokens, cons
     const int64_t n = i / C, c = i - n * C;
     const int64_t row = static_cast<int64_t>(tokens[n]) - vocab_begin;
     out[i] = (row >= 0 && row < Vl) ? table[row * C + c] : 0.0f;
-  }
-}
-
-// Thread per channel c, tokens in order n = 0..N-1: the CPU's summation order, no atomics.
-__global__ void embedding_backward_kernel(float* dtable, const float* dout, const int32_t* tokens,
-                                          int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) {
-  GRID_STRIDE_LOOP(c, C) {
-    for (int64_t n = 0; n < N; ++n) {
-      const int64_t row = static_cast<int64_t>(tokens[n]) - vocab_begin;
-      if (row >= 0 && row < Vl) dtable[row * C + c] += dout[n * C + c];
-    }
   }
 }
 
@@ -115,13 +104,6 @@ void embedding_forward(cudaStream_t s, float* out, const int32_t* tokens, const 
                        int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) {
   if (N * C <= 0) return;
   embedding_forward_kernel<<<grid_for(N * C), kThreads, 0, s>>>(out, tokens, table, vocab_begin, Vl, N, C);
-  CUDA_CHECK_LAUNCH();
-}
-
-void embedding_backward(cudaStream_t s, float* dtable, const float* dout, const int32_t* tokens,
-                        int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) {
-  if (N * C <= 0) return;
-  embedding_backward_kernel<<<grid_for(C), kThreads, 0, s>>>(dtable, dout, tokens, vocab_begin, Vl, N, C);
   CUDA_CHECK_LAUNCH();
 }
 

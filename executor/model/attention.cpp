@@ -35,9 +35,12 @@ void attention_forward_half(const LayerContext& ctx, const LayerWeights& w, cons
   st.q = Tensor(be, DType::F32, {d.N, d.qd()});
   st.k = Tensor(be, DType::F32, {d.N, d.kvd()});
   st.v = Tensor(be, DType::F32, {d.N, d.kvd()});
-  be.gemm(false, true, d.N, d.qd(), d.C, 1.0f, h1f, w.wq, 0.0f, st.q.f32());
-  be.gemm(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, w.wk, 0.0f, st.k.f32());
-  be.gemm(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, w.wv, 0.0f, st.v.f32());
+  {
+    GemmOperandReuse reuse(be);  // h1 feeds all three
+    be.gemm(false, true, d.N, d.qd(), d.C, 1.0f, h1f, w.wq, 0.0f, st.q.f32());
+    be.gemm(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, w.wk, 0.0f, st.k.f32());
+    be.gemm(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, w.wv, 0.0f, st.v.f32());
+  }
   gathered.reset();
   rope(ctx, st.q.f32(), d.nh, false);
   rope(ctx, st.k.f32(), d.nkv, false);
@@ -66,8 +69,11 @@ void attention_backward_half(const LayerContext& ctx, const LayerWeights& w, con
   Tensor gathered;
   const float* dfull = ctx.tp.to_full(dres, gathered);  // (N, C) dL/d(o)
   Tensor datt(be, DType::F32, {d.N, d.qd()});
-  be.gemm(false, false, d.N, d.qd(), d.C, 1.0f, dfull, w.wo, 0.0f, datt.f32());
-  be.gemm(true, false, d.C, d.qd(), d.N, 1.0f, dfull, st.att.f32(), 1.0f, g.wo);  // (C, qd)
+  {
+    GemmOperandReuse reuse(be);  // dfull feeds both
+    be.gemm(false, false, d.N, d.qd(), d.C, 1.0f, dfull, w.wo, 0.0f, datt.f32());
+    be.gemm(true, false, d.C, d.qd(), d.N, 1.0f, dfull, st.att.f32(), 1.0f, g.wo);  // (C, qd)
+  }
   gathered.reset();
   Tensor dq(be, DType::F32, {d.N, d.qd()});
   Tensor dk(be, DType::F32, {d.N, d.kvd()});
@@ -85,12 +91,15 @@ void attention_backward_half(const LayerContext& ctx, const LayerWeights& w, con
   rope(ctx, dk.f32(), d.nkv, true);
   const float* h1f = ctx.tp.to_full(st.h1.f32(), gathered);  // (N, C) again (SP re-gathers)
   Tensor dh(be, DType::F32, {d.N, d.C});  // partial over this rank's heads
-  be.gemm(false, false, d.N, d.C, d.qd(), 1.0f, dq.f32(), w.wq, 0.0f, dh.f32());
-  be.gemm(false, false, d.N, d.C, d.kvd(), 1.0f, dk.f32(), w.wk, 1.0f, dh.f32());
-  be.gemm(false, false, d.N, d.C, d.kvd(), 1.0f, dv.f32(), w.wv, 1.0f, dh.f32());
-  be.gemm(true, false, d.qd(), d.C, d.N, 1.0f, dq.f32(), h1f, 1.0f, g.wq);   // (qd, C)
-  be.gemm(true, false, d.kvd(), d.C, d.N, 1.0f, dk.f32(), h1f, 1.0f, g.wk);  // (kvd, C)
-  be.gemm(true, false, d.kvd(), d.C, d.N, 1.0f, dv.f32(), h1f, 1.0f, g.wv);
+  {
+    GemmOperandReuse reuse(be);  // dq, dk, dv twice each, h1 three times; outputs dh and grads only
+    be.gemm(false, false, d.N, d.C, d.qd(), 1.0f, dq.f32(), w.wq, 0.0f, dh.f32());
+    be.gemm(false, false, d.N, d.C, d.kvd(), 1.0f, dk.f32(), w.wk, 1.0f, dh.f32());
+    be.gemm(false, false, d.N, d.C, d.kvd(), 1.0f, dv.f32(), w.wv, 1.0f, dh.f32());
+    be.gemm(true, false, d.qd(), d.C, d.N, 1.0f, dq.f32(), h1f, 1.0f, g.wq);   // (qd, C)
+    be.gemm(true, false, d.kvd(), d.C, d.N, 1.0f, dk.f32(), h1f, 1.0f, g.wk);  // (kvd, C)
+    be.gemm(true, false, d.kvd(), d.C, d.N, 1.0f, dv.f32(), h1f, 1.0f, g.wv);
+  }
   gathered.reset();
   Tensor reduced;
   const float* dh1 = ctx.tp.reduce_partial(dh.f32(), reduced);  // (Nl, C)

@@ -13,8 +13,11 @@ void mlp_forward_half(const LayerContext& ctx, const LayerWeights& w, float* y, 
   const float* h2f = ctx.tp.to_full(st.h2.f32(), gathered);  // (N, C)
   st.gate = Tensor(be, DType::F32, {d.N, d.f});
   st.up = Tensor(be, DType::F32, {d.N, d.f});
-  be.gemm(false, true, d.N, d.f, d.C, 1.0f, h2f, w.w_gate, 0.0f, st.gate.f32());
-  be.gemm(false, true, d.N, d.f, d.C, 1.0f, h2f, w.w_up, 0.0f, st.up.f32());
+  {
+    GemmOperandReuse reuse(be);  // h2 feeds both
+    be.gemm(false, true, d.N, d.f, d.C, 1.0f, h2f, w.w_gate, 0.0f, st.gate.f32());
+    be.gemm(false, true, d.N, d.f, d.C, 1.0f, h2f, w.w_up, 0.0f, st.up.f32());
+  }
   gathered.reset();
   st.act = Tensor(be, DType::F32, {d.N, d.f});
   be.swiglu_forward(st.act.f32(), st.gate.f32(), st.up.f32(), d.N * d.f);
@@ -32,8 +35,11 @@ void mlp_backward_half(const LayerContext& ctx, const LayerWeights& w, const Lay
   Tensor gathered;
   const float* dfull = ctx.tp.to_full(dres, gathered);  // (N, C) dL/d(down)
   Tensor dact(be, DType::F32, {d.N, d.f});
-  be.gemm(false, false, d.N, d.f, d.C, 1.0f, dfull, w.w_down, 0.0f, dact.f32());
-  be.gemm(true, false, d.C, d.f, d.N, 1.0f, dfull, st.act.f32(), 1.0f, g.w_down);  // (C, f)
+  {
+    GemmOperandReuse reuse(be);  // dfull feeds both
+    be.gemm(false, false, d.N, d.f, d.C, 1.0f, dfull, w.w_down, 0.0f, dact.f32());
+    be.gemm(true, false, d.C, d.f, d.N, 1.0f, dfull, st.act.f32(), 1.0f, g.w_down);  // (C, f)
+  }
   gathered.reset();
   Tensor dgate(be, DType::F32, {d.N, d.f});
   Tensor dup(be, DType::F32, {d.N, d.f});
@@ -41,10 +47,13 @@ void mlp_backward_half(const LayerContext& ctx, const LayerWeights& w, const Lay
   dact.reset();
   const float* h2f = ctx.tp.to_full(st.h2.f32(), gathered);  // (N, C)
   Tensor dh(be, DType::F32, {d.N, d.C});
-  be.gemm(false, false, d.N, d.C, d.f, 1.0f, dgate.f32(), w.w_gate, 0.0f, dh.f32());
-  be.gemm(false, false, d.N, d.C, d.f, 1.0f, dup.f32(), w.w_up, 1.0f, dh.f32());
-  be.gemm(true, false, d.f, d.C, d.N, 1.0f, dgate.f32(), h2f, 1.0f, g.w_gate);  // (f, C)
-  be.gemm(true, false, d.f, d.C, d.N, 1.0f, dup.f32(), h2f, 1.0f, g.w_up);
+  {
+    GemmOperandReuse reuse(be);  // dgate, dup twice each, h2 twice; outputs dh and grads only
+    be.gemm(false, false, d.N, d.C, d.f, 1.0f, dgate.f32(), w.w_gate, 0.0f, dh.f32());
+    be.gemm(false, false, d.N, d.C, d.f, 1.0f, dup.f32(), w.w_up, 1.0f, dh.f32());
+    be.gemm(true, false, d.f, d.C, d.N, 1.0f, dgate.f32(), h2f, 1.0f, g.w_gate);  // (f, C)
+    be.gemm(true, false, d.f, d.C, d.N, 1.0f, dup.f32(), h2f, 1.0f, g.w_up);
+  }
   gathered.reset();
   Tensor reduced;
   const float* dh2 = ctx.tp.reduce_partial(dh.f32(), reduced);  // (Nl, C)

@@ -54,3 +54,51 @@ TEST_CASE("executor ops replace the fused framework's element-wise count in a la
         Approx(memory_bound_time_s(hw, x.backward) - 2.0 * memory_bound_time_s(hw, charged)).epsilon(1e-9));
   CHECK(exec.backward_weight_s == fused.backward_weight_s);  // GEMMs untouched
 }
+
+TEST_CASE("executor ops: bf16-copy GEMMs copy every operand, counted call by call") {
+  const ModelSpec m = tinyllama();  // C 2048, Q 2048, K 256, F 5632
+  const double T = 8.0 * 2048;
+  const EagerBytes g = executor_gemm_copy_bytes(m, 8, 2048, 1);
+  // Weights: wq, wk, wv (C x (Q + 2K)), wo (C x Q), gate, up, down (3 C x F), once each way.
+  const double weights = 2048.0 * 2560 + 2048.0 * 2048 + 3.0 * 2048 * 5632;
+  CHECK(weights == 44040192.0);
+  // Each distinct operand of a reuse scope once: forward 2C + Q + F, backward 4C + 2Q + 2K + 3F
+  // elements per token, 6 bytes each.
+  CHECK(g.forward == 6.0 * (T * 11776.0 + weights));
+  CHECK(g.backward == 6.0 * (T * 29696.0 + weights));
+  // TP splits Q, K, F and the weights, never the full hidden row the column-parallel GEMMs read.
+  const EagerBytes tp2 = executor_gemm_copy_bytes(m, 8, 2048, 2);
+  CHECK(tp2.forward == 6.0 * (T * (2.0 * 2048 + 1024 + 2816) + weights / 2));
+
+  // The LM head: one chunk, and 4 chunks (the hidden state copied per chunk, the logits recomputed).
+  const double V = 32000, W = V * 2048;
+  const EagerBytes one = executor_head_copy_bytes(m, 8, 2048, 1, 1);
+  CHECK(one.forward == 6.0 * (T * 2048 + W));
+  CHECK(one.backward == 6.0 * (T * (2048 + 2 * V) + W));
+  const EagerBytes four = executor_head_copy_bytes(m, 8, 2048, 1, 4);
+  CHECK(four.forward == 6.0 * (T * 4 * 2048 + W));
+  CHECK(four.backward == 6.0 * (T * (8 * 2048 + 2 * V) + 2 * W));
+}
+
+TEST_CASE("executor ops: the bf16-copy knob adds the operand copies to a layer and to the head") {
+  Problem p = meshplan_test::problem(tinyllama(), 1, 8, 2048);
+  ParallelConfig c;
+  c.micro_batch_size = 8;
+  c.num_micro_batches = 1;
+  p.job.knobs.executor_ops = FrameworkKnobs::ExecutorOps::Fp32Bf16Attention;
+  const LayerCompute plain = layer_compute(p, c);
+  const EndsCompute plain_ends = ends_compute(p, c);
+  p.job.knobs.executor_gemm_copies = true;
+  const LayerCompute copies = layer_compute(p, c);
+  const EndsCompute copies_ends = ends_compute(p, c);
+  const HardwareProfile& hw = p.hardware;
+  const EagerBytes x = executor_op_bytes(p.model, 8, 2048, 1, false, true);
+  const EagerBytes g = executor_gemm_copy_bytes(p.model, 8, 2048, 1);
+  CHECK(copies.forward_s - plain.forward_s ==
+        Approx(memory_bound_time_s(hw, x.forward + g.forward) - memory_bound_time_s(hw, x.forward)).epsilon(1e-9));
+  CHECK(copies.backward_input_s - plain.backward_input_s ==
+        Approx(memory_bound_time_s(hw, x.backward + g.backward) - memory_bound_time_s(hw, x.backward)).epsilon(1e-9));
+  CHECK(copies_ends.head_forward_s > plain_ends.head_forward_s);
+  CHECK(copies_ends.head_backward_input_s > plain_ends.head_backward_input_s);
+  CHECK(copies_ends.head_backward_weight_s == plain_ends.head_backward_weight_s);
+}

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <optional>
 
 #include "test_cuda_util.h"
 
@@ -119,6 +120,39 @@ TEST_CASE("cuda GEMM bf16 (fast and copy) is within bf16 input rounding", "[cuda
   check_gemm(GemmPrecision::Bf16, std::ldexp(1.0, -7), 3);
 }
 
+TEST_CASE("cuda GEMM operand-reuse scope gives the same bits and frees its copies", "[cuda][kernels][gemm]") {
+  // The model's q/k/v pattern: one activation A (N, C) against three weights, then the dW pattern
+  // (A as the transposed-in B). Inside a bf16-copy scope A is copied once; the products must equal
+  // the unscoped ones bit for bit, and the kept copies go when the scope ends.
+  auto gpu = cuda_backend(GemmPrecision::Bf16Copy);
+  const int64_t N = 96, C = 64, Q = 48;
+  const auto A = randn(N * C, 41), W1 = randn(Q * C, 42), W2 = randn(Q * C, 43), D = randn(N * Q, 44);
+  Tensor gA = upload(*gpu, A), g1 = upload(*gpu, W1), g2 = upload(*gpu, W2), gD = upload(*gpu, D);
+  auto run = [&](bool scoped) {
+    Tensor o1(*gpu, DType::F32, {N * Q}), o2(*gpu, DType::F32, {N * Q}), dw(*gpu, DType::F32, {Q * C});
+    gpu->fill(dw.f32(), 0.0f, Q * C);
+    const uint64_t before = gpu->memory().held_bytes();
+    {
+      std::optional<GemmOperandReuse> reuse;
+      if (scoped) reuse.emplace(*gpu);
+      gpu->gemm(false, true, N, Q, C, 1.0f, gA.f32(), g1.f32(), 0.0f, o1.f32());
+      gpu->gemm(false, true, N, Q, C, 1.0f, gA.f32(), g2.f32(), 0.0f, o2.f32());
+      gpu->gemm(true, false, Q, C, N, 1.0f, gD.f32(), gA.f32(), 1.0f, dw.f32());
+      // Kept: A, W1, W2 and D in bf16 while the scope is open; nothing once it closes.
+      if (scoped) CHECK(gpu->memory().held_bytes() - before == 2 * static_cast<uint64_t>(N * C + 2 * Q * C + N * Q));
+    }
+    CHECK(gpu->memory().held_bytes() == before);
+    std::vector<float> all = download(*gpu, o1);
+    for (const Tensor* t : {&o2, &dw}) {
+      const auto v = download(*gpu, *t);
+      all.insert(all.end(), v.begin(), v.end());
+    }
+    return all;
+  };
+  const auto plain = run(false), scoped = run(true);
+  CHECK(identical(plain, scoped));
+}
+
 TEST_CASE("cuda GEMM tf32 is within tf32 input rounding", "[cuda][kernels][gemm]") {
   check_gemm(GemmPrecision::Tf32, std::ldexp(1.0, -9), 0);
 }
@@ -135,19 +169,26 @@ TEST_CASE("cuda GEMM with K = 0 scales C by beta", "[cuda][kernels][gemm]") {
 TEST_CASE("cuda embedding forward and backward match the CPU bit for bit", "[cuda][kernels]") {
   auto gpu = cuda_backend();
   auto cpu = cpu_reference();
-  const int64_t V = 50, Vl = 20, begin = 20, N = 300, C = 37;  // shard [20, 40) of 50
-  const auto table = randn(Vl * C, 21), dout = randn(N * C, 22);
-  const auto tokens = rand_tokens(N, V, 23);
-  const auto grad0 = randn(Vl * C, 24);
-  Tensor gt = upload(*gpu, table), gtok = upload(*gpu, tokens), gdo = upload(*gpu, dout), gg = upload(*gpu, grad0);
-  Tensor ct = upload(*cpu, table), ctok = upload(*cpu, tokens), cdo = upload(*cpu, dout), cg = upload(*cpu, grad0);
-  Tensor go(*gpu, DType::F32, {N * C}), co(*cpu, DType::F32, {N * C});
-  gpu->embedding_forward(go.f32(), gtok.i32(), gt.f32(), begin, Vl, N, C);
-  cpu->embedding_forward(co.f32(), ctok.i32(), ct.f32(), begin, Vl, N, C);
-  CHECK(identical(download(*gpu, go), download(*cpu, co)));
-  gpu->embedding_backward(gg.f32(), gdo.f32(), gtok.i32(), begin, Vl, N, C);
-  cpu->embedding_backward(cg.f32(), cdo.f32(), ctok.i32(), begin, Vl, N, C);
-  CHECK(identical(download(*gpu, gg), download(*cpu, cg)));  // same order of additions
+  // (V, shard [begin, begin + Vl), N tokens, C): repeated tokens and tokens of other shards; the
+  // second case has C over one block of channels and runs of hundreds of equal tokens (V = 7).
+  struct Case { int64_t V, Vl, begin, N, C; };
+  for (const Case k : {Case{50, 20, 20, 300, 37}, Case{7, 7, 0, 5000, 300}, Case{32000, 16000, 16000, 4099, 64}}) {
+    INFO("V=" << k.V << " N=" << k.N << " C=" << k.C);
+    const auto table = randn(k.Vl * k.C, 21), dout = randn(k.N * k.C, 22);
+    const auto tokens = rand_tokens(k.N, k.V, 23);
+    const auto grad0 = randn(k.Vl * k.C, 24);
+    Tensor gt = upload(*gpu, table), gtok = upload(*gpu, tokens), gdo = upload(*gpu, dout), gg = upload(*gpu, grad0);
+    Tensor ct = upload(*cpu, table), ctok = upload(*cpu, tokens), cdo = upload(*cpu, dout), cg = upload(*cpu, grad0);
+    Tensor go(*gpu, DType::F32, {k.N * k.C}), co(*cpu, DType::F32, {k.N * k.C});
+    gpu->embedding_forward(go.f32(), gtok.i32(), gt.f32(), k.begin, k.Vl, k.N, k.C);
+    cpu->embedding_forward(co.f32(), ctok.i32(), ct.f32(), k.begin, k.Vl, k.N, k.C);
+    CHECK(identical(download(*gpu, go), download(*cpu, co)));
+    gpu->embedding_backward(gg.f32(), gdo.f32(), gtok.i32(), k.begin, k.Vl, k.N, k.C);
+    cpu->embedding_backward(cg.f32(), cdo.f32(), ctok.i32(), k.begin, k.Vl, k.N, k.C);
+    const auto got = download(*gpu, gg);
+    CHECK(identical(got, download(*cpu, cg)));  // same values added in the same order
+    CHECK_FALSE(identical(got, grad0));          // and something was added
+  }
 }
 
 TEST_CASE("cuda RMSNorm forward and backward match the CPU", "[cuda][kernels]") {

@@ -84,17 +84,28 @@ TEST_CASE("cuda model chunk matches the CPU (fp32 GEMMs) in every recompute mode
 }
 
 TEST_CASE("cuda model chunk with bf16 GEMMs stays close to the fp32 CPU run", "[cuda][model]") {
-  auto gpu = cuda_backend(GemmPrecision::Bf16);
   auto cpu = make_cpu_backend();
   const Run ref = run(*cpu, Recompute::None);
-  const Run g = run(*gpu, Recompute::None);
-  for (int mb = 0; mb < kM; ++mb) CHECK(g.losses[mb] == Approx(ref.losses[mb]).epsilon(1e-2));
-  CHECK(rel_error(g.grads, ref.grads) < 5e-2);  // bf16 inputs: ~3 significant digits per GEMM
+  // bf16-copy (the default) also runs the model's operand-reuse scopes: a stale kept copy would
+  // show here as a loss or gradient far off the CPU's, and as recompute modes that disagree.
+  for (GemmPrecision prec : {GemmPrecision::Bf16, GemmPrecision::Bf16Copy}) {
+    INFO("GEMM " << to_string(prec));
+    auto gpu = cuda_backend(prec);
+    const Run g = run(*gpu, Recompute::None);
+    for (int mb = 0; mb < kM; ++mb) CHECK(g.losses[mb] == Approx(ref.losses[mb]).epsilon(1e-2));
+    CHECK(rel_error(g.grads, ref.grads) < 5e-2);  // bf16 inputs: ~3 significant digits per GEMM
+    const Run full = run(*gpu, Recompute::Full);
+    CHECK(full.losses == g.losses);
+    CHECK(rel_error(full.grads, g.grads) < 1e-6);  // recompute re-runs the same kernels
+  }
 }
 
 TEST_CASE("cuda model chunk is deterministic", "[cuda][model]") {
-  auto gpu = cuda_backend(GemmPrecision::Bf16);
-  const Run a = run(*gpu, Recompute::None), b = run(*gpu, Recompute::None);
-  CHECK(a.losses == b.losses);
-  CHECK(identical(a.grads, b.grads));
+  for (GemmPrecision prec : {GemmPrecision::Bf16, GemmPrecision::Bf16Copy}) {
+    INFO("GEMM " << to_string(prec));
+    auto gpu = cuda_backend(prec);
+    const Run a = run(*gpu, Recompute::None), b = run(*gpu, Recompute::None);
+    CHECK(a.losses == b.losses);
+    CHECK(identical(a.grads, b.grads));
+  }
 }

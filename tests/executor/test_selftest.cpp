@@ -172,17 +172,20 @@ TEST_CASE("device fit: a plan predicted not to fit is refused unless forced", "[
 }
 
 TEST_CASE("backend precision: what each backend computes in, for the run JSON and the prediction", "[selftest]") {
-  const BackendPrecision cuda = backend_precision("cuda");  // the default: bf16 GEMM inputs
-  // cuBLASLt rounds fp32 operands to bf16 but runs TF32-class kernels (measured on an H100).
-  CHECK(cuda.gemm_dtype == "tf32");
+  const BackendPrecision cuda = backend_precision("cuda");  // the default: bf16 copies of the operands
+  CHECK(cuda.gemm_dtype == "bf16");                         // real bf16 operands: the bf16 rate
+  CHECK(cuda.gemm_operand_copies);                          // and the copies are costed
   CHECK(cuda.activation_dtype == "fp32");                   // memory: activations stored fp32
-  CHECK(cuda.description.find("bf16 GEMM inputs") != std::string::npos);
+  CHECK(cuda.description.find("bf16-copy GEMM inputs") != std::string::npos);
   CudaOptions fp32;
   fp32.gemm = GemmPrecision::Fp32;
   CHECK(backend_precision("cuda", {}, fp32).gemm_dtype == "fp32");
-  CudaOptions copies;
-  copies.gemm = GemmPrecision::Bf16Copy;  // real bf16 operands: the bf16 rate
-  CHECK(backend_precision("cuda", {}, copies).gemm_dtype == "bf16");
+  CHECK_FALSE(backend_precision("cuda", {}, fp32).gemm_operand_copies);
+  CudaOptions fast;
+  fast.gemm = GemmPrecision::Bf16;  // cuBLASLt rounds fp32 operands but runs TF32-class kernels (H100)
+  CHECK(backend_precision("cuda", {}, fast).gemm_dtype == "tf32");
+  CHECK_FALSE(backend_precision("cuda", {}, fast).gemm_operand_copies);
+  CHECK(backend_precision("cuda", {}, fast).description.find("bf16 GEMM inputs") != std::string::npos);
   // Attention: the CPU keeps probabilities; the CUDA backend never does (cuDNN where built).
   using Att = BackendPrecision::Attention;
   CHECK(backend_precision("cpu").attention == Att::Materialized);
