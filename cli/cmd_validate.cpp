@@ -14,6 +14,7 @@
 #include "cli/report.h"
 #include "cli/report_json.h"
 #include "core/io.h"
+#include "core/units.h"
 #include "costmodel/validate.h"
 #include "meshplan_version.h"
 
@@ -95,17 +96,9 @@ ojson run_object(const RunPrediction& r) {
 
 // Runs whose source publishes peak memory: predicted peak against it (reported, not a target).
 ErrorStats memory_stats(const std::vector<RunPrediction>& runs) {
-  ErrorStats st;
-  double sum = 0;
-  for (const RunPrediction& r : runs) {
-    if (!r.skipped.empty() || r.published_memory_bytes <= 0) continue;
-    const double e = std::fabs(r.memory_error());
-    ++st.runs;
-    sum += e;
-    st.max_abs_error = std::max(st.max_abs_error, e);
-  }
-  st.mean_abs_error = st.runs > 0 ? sum / st.runs : 0.0;
-  return st;
+  return error_stats(
+      runs, [](const RunPrediction& r) { return r.published_memory_bytes > 0; },
+      [](const RunPrediction& r) { return r.memory_error(); });
 }
 
 ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport& all) {
@@ -157,7 +150,7 @@ std::string run_line(const RunPrediction& r) {
   std::string s = line;
   if (r.published_memory_bytes > 0) {
     std::snprintf(line, sizeof line, "  %-34s %10.1f GiB %8.1f GiB %8s   (peak memory per GPU)\n", "",
-                  r.published_memory_bytes / 1073741824.0, r.estimate.memory.peak_bytes / 1073741824.0,
+                  r.published_memory_bytes / kGiB, r.estimate.memory.peak_bytes / kGiB,
                   percent(r.memory_error()).c_str());
     s += line;
   }

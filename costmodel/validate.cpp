@@ -7,6 +7,7 @@
 
 #include "core/framework.h"
 #include "core/job_features.h"
+#include "core/units.h"
 #include "costmodel/flops.h"
 
 namespace meshplan {
@@ -220,7 +221,7 @@ Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun&
   out.estimate = estimate_step(p, c);
   out.predicted_s = out.estimate.time.step_s;
   out.error = (out.predicted_s - out.published_s) / out.published_s;
-  out.published_memory_bytes = run.published_memory_gib * 1073741824.0;  // GiB
+  out.published_memory_bytes = run.published_memory_gib * kGiB;
   return out;
 }
 

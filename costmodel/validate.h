@@ -65,7 +65,10 @@ Result<ValidationReport> predict_set(const ValidationSet& set, const HardwarePro
 /// Mean and max |error| of `runs` (all, held-out, tuning); skipped runs are counted apart.
 void summarize(ValidationReport& report);
 
-/// Stats of the predicted runs among `runs` for which `keep` is true.
+/// Stats of |value(run)| over the predicted runs among `runs` for which `keep` is true; value is the
+/// run's time error unless given (the peak-memory summary passes RunPrediction::memory_error).
+template <class Keep, class Value>
+ErrorStats error_stats(const std::vector<RunPrediction>& runs, Keep keep, Value value);
 template <class Keep>
 ErrorStats error_stats(const std::vector<RunPrediction>& runs, Keep keep);
 
@@ -79,17 +82,22 @@ Fp8Recipe run_fp8_recipe(const ValidationRun& run);
 
 #include <cmath>
 namespace meshplan {
-template <class Keep>
-ErrorStats error_stats(const std::vector<RunPrediction>& runs, Keep keep) {
+template <class Keep, class Value>
+ErrorStats error_stats(const std::vector<RunPrediction>& runs, Keep keep, Value value) {
   ErrorStats s;
   double sum = 0.0;
   for (const auto& r : runs) {
     if (!r.skipped.empty() || !keep(r)) continue;
+    const double e = std::fabs(value(r));
     ++s.runs;
-    sum += std::fabs(r.error);
-    if (std::fabs(r.error) > s.max_abs_error) s.max_abs_error = std::fabs(r.error);
+    sum += e;
+    if (e > s.max_abs_error) s.max_abs_error = e;
   }
   s.mean_abs_error = s.runs ? sum / s.runs : 0.0;
   return s;
+}
+template <class Keep>
+ErrorStats error_stats(const std::vector<RunPrediction>& runs, Keep keep) {
+  return error_stats(runs, keep, [](const RunPrediction& r) { return r.error; });
 }
 }  // namespace meshplan

@@ -5,6 +5,8 @@
 
 #include "planner/framework_space.h"
 
+#include "core/megatron_overlap.h"
+
 namespace meshplan {
 
 template <class T, class Keep>
@@ -37,11 +39,24 @@ void restrict_to_framework(const FrameworkSpec& f, int64_t num_layers, LayoutDim
 }
 
 void restrict_to_megatron_overlaps(const Problem& p, LayoutDims& d) {
-  if (p.job.knobs.tp_comm_overlap && d.tp > 1) keep_if(d.sequence_parallel, [](int sp) { return sp != 0; });
-  if (p.job.knobs.param_gather_overlap) {
-    keep_if(d.zeros, [](int z) { return z == 1; });
-    keep_if(d.dp_overlaps, [](int ov) { return ov != 0; });
-  }
+  // Ask the rules themselves (core/megatron_overlap.h), one dimension at a time, on a probe layout
+  // that satisfies the other conditions of the same rule.
+  ParallelConfig probe;
+  probe.tp = d.tp;
+  keep_if(d.sequence_parallel, [&](int sp) {
+    probe.sequence_parallel = sp != 0;
+    return tp_comm_overlap_rule(p.job, probe).empty();
+  });
+  probe.dp_overlap = true;
+  keep_if(d.zeros, [&](int z) {
+    probe.zero_stage = z;
+    return param_gather_overlap_rule(p.job, probe).empty();
+  });
+  probe.zero_stage = 1;
+  keep_if(d.dp_overlaps, [&](int ov) {
+    probe.dp_overlap = ov != 0;
+    return param_gather_overlap_rule(p.job, probe).empty();
+  });
 }
 
 namespace {

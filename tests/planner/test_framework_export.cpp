@@ -105,6 +105,24 @@ TEST_CASE("exports refuse what the framework cannot run, in one line") {
   CHECK(f.error().field == "--tp");
 }
 
+TEST_CASE("exports other than megatron and nemo refuse Megatron-Core's overlap flags") {
+  // A layout the target framework runs (TP 1, so no TP rule refuses it first) whose job asked for
+  // --tp-comm-overlap or --overlap-param-gather: DeepSpeed and FSDP have no such settings.
+  Problem tp_overlap = llama70b();
+  tp_overlap.job.knobs.tp_comm_overlap = true;
+  auto d = export_for_framework("deepspeed", tp_overlap, config(1, 1, 64, 1, 1, 16, Recompute::Full, false));
+  REQUIRE_FALSE(d.ok());
+  CHECK(d.error().field == "tp_comm_overlap");
+  Problem gather = llama70b();
+  gather.job.knobs.param_gather_overlap = true;
+  auto f = export_for_framework("fsdp", gather, config(1, 1, 64, 3, 1, 16, Recompute::Full, false));
+  REQUIRE_FALSE(f.ok());
+  CHECK(f.error().field == "overlap_param_gather");
+  CHECK(f.error().one_line().find("--overlap-param-gather") != std::string::npos);
+  // The same knobs export for megatron, where they are flags (written only where costed).
+  CHECK(export_for_framework("megatron", tp_overlap, config(1, 1, 64, 1, 1, 16, Recompute::Full, false)).ok());
+}
+
 TEST_CASE("deepspeed export: the mpu requirement is stated when tp*pp > 1") {
   auto e = export_for_framework("deepspeed", on(llama70b(), Framework::DeepSpeed),
                                 config(2, 4, 16, 1, 1, 64, Recompute::Full, false));
