@@ -20,8 +20,8 @@ struct ProcessGroups;
 /// How the CUDA backend computes Backend::gemm on its fp32 tensors (cuBLASLt, fp32 accumulate and
 /// fp32 output in every mode).
 enum class GemmPrecision {
-  Bf16,      // CUBLAS_COMPUTE_32F_FAST_16BF: inputs rounded to bf16 inside cuBLAS (tensor cores)
-  Bf16Copy,  // plain twin of Bf16: our kernel writes bf16 copies of A and B, bf16 x bf16 -> fp32
+  Bf16,      // CUBLAS_COMPUTE_32F_FAST_16BF: inputs rounded to bf16 inside cuBLAS (runs at TF32's rate)
+  Bf16Copy,  // the default: our kernel writes bf16 copies of A and B, bf16 x bf16 -> fp32 (tensor cores)
   Tf32,      // CUBLAS_COMPUTE_32F_FAST_TF32
   Fp32,      // CUBLAS_COMPUTE_32F on fp32 inputs: full fp32 (tests' tight comparisons)
 };
