@@ -161,3 +161,31 @@ TEST_CASE("shipped profiles: Megatron's cuDNN attention on B200 and GB200 takes 
     CHECK(t.forward_s + t.backward_s == Approx(3.5 * half_flops / (combined * 1e12)).epsilon(0.002));
   }
 }
+
+TEST_CASE("shipped profiles: cuDNN attention on H100 takes FlashAttention-3's figures by length and head dim") {
+  // Shah et al. 2024 Fig. 5/6 (H100 SXM5, BF16): forward causal F, forward unmasked Fn, backward unmasked
+  // Bn; the causal backward is Bn x F / Fn. Head dim 64 at 2k: F 334, Fn 395, Bn 395; head dim 128 at
+  // 4k: F 518, Fn 609, Bn 499. Forward + backward as the curves count: 3.5 / (1 / F + 2.5 / B).
+  auto combined = [](double f, double fn, double bn) { return 3.5 / (1.0 / f + 2.5 / (bn * f / fn)); };
+  struct Case {
+    const char* profile;
+    double scale;
+  };
+  for (const Case& c : {Case{"h100-80gb-sxm", 1.0}, Case{"h800-80gb-sxm", 1.0}, Case{"h100-96gb-hbm2e-500w", 912.0 / 989.0}}) {
+    INFO(c.profile);
+    auto hw = load_hardware(c.profile, kProfiles);
+    REQUIRE(hw.ok());
+    const AttentionKernelSpeed* hd64 = attention_speed_curve(hw.value(), FusedAttentionKernel::Cudnn, 64);
+    const AttentionKernelSpeed* hd128 = attention_speed_curve(hw.value(), FusedAttentionKernel::Cudnn, 128);
+    REQUIRE(hd64 != nullptr);
+    REQUIRE(hd128 != nullptr);
+    CHECK(hd64->head_dim == 64);
+    CHECK(hd128->head_dim == 128);
+    CHECK(curve_flops_per_s(*hd64, 2048) == Approx(c.scale * combined(334, 395, 395) * 1e12).epsilon(0.002));
+    CHECK(curve_flops_per_s(*hd128, 4096) == Approx(c.scale * combined(518, 609, 499) * 1e12).epsilon(0.002));
+    // The single 4k unmasked point that priced every length before (0.616 / 0.505 of 989) is faster
+    // than the causal curve everywhere; at head dim 64 and 2k by 1.6x.
+    const double old_rate = 3.5 / (1.0 / (0.616 * 989) + 2.5 / (0.505 * 989)) * 1e12;
+    CHECK(old_rate / curve_flops_per_s(*hd64, 2048) > 1.5 / c.scale);
+  }
+}
