@@ -12,6 +12,7 @@
 #include "planner/compression_export.h"
 
 #include "core/framework.h"
+#include "costmodel/context_parallel.h"
 #include "costmodel/fp8_params.h"
 #include "core/framework_knobs.h"
 #include "core/megatron_overlap.h"
@@ -90,7 +91,7 @@ void memory_args(const Problem& p, const ParallelConfig& c, ArgList& a) {
     a.arg("--recompute-num-layers", "1");
   }
   if (c.zero_stage >= 1) a.arg("--use-distributed-optimizer");  // ZeRO-1: fp32 master + Adam over DP
-  if (c.dp_overlap && static_cast<int64_t>(c.dp) * c.cp > 1) {  // gradients reduce over DP x CP ranks
+  if (c.dp_overlap && grad_group_size(c) > 1) {  // gradients reduce over DP x CP ranks (costmodel)
     a.arg("--overlap-grad-reduce");
     // Only when the job asked for it: the estimate costs the post-step weight gather exposed otherwise
     // (costmodel/step.cpp), and the script must run what was costed.
