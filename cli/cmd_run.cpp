@@ -87,6 +87,7 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
   p.job.knobs.executor_ops = prec.attention == Att::Cudnn ? FrameworkKnobs::ExecutorOps::Fp32Bf16Attention
                                                        : FrameworkKnobs::ExecutorOps::Fp32;
   p.job.knobs.executor_gemm_copies = prec.gemm_operand_copies;  // bf16-copy GEMMs' operand copies
+  p.job.knobs.executor_bf16_gemm_stash = prec.bf16_gemm_stash;   // h1, h2, act kept in bf16
   if (prec.attention != Att::Materialized) p.job.knobs.fused_kernel = FusedAttentionKernel::Cudnn;
   if (p.hardware.peak_flops_for(prec.gemm_dtype) > 0) p.job.dtype = prec.gemm_dtype;
   else if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";

@@ -176,6 +176,11 @@ struct FrameworkKnobs {
   /// activations and weights alike, is copied to bf16 before the GEMM (costmodel/executor_ops.h
   /// executor_gemm_copy_bytes, executor_head_copy_bytes).
   bool executor_gemm_copies = false;
+  /// meshplan's executor keeps the GEMM-only activations h1, h2 and act in bf16 (the CPU's bf16
+  /// emulation and CUDA's bf16-copy, whose GEMMs round them to bf16 anyway; executor/model/
+  /// gemm_stash.h): the stash shrinks (costmodel/executor_stash.h) and bf16-copy copies them once
+  /// instead of again in backward (executor_gemm_copy_bytes).
+  bool executor_bf16_gemm_stash = false;
   /// meshplan's executor splits the fp32 logits into vocabulary chunks of at most this many bytes
   /// (core/loss_chunk.h; `meshplan run --loss-chunk-mib`): only one chunk is ever alive, and the
   /// backward recomputes each chunk's logits (one more LM-head GEMM). 0: the whole (tokens, V/tp)

@@ -8,6 +8,7 @@
 #include "costmodel/attention.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/executor_stash.h"
 #include "costmodel/fp8.h"
 
 namespace meshplan {
@@ -66,6 +67,7 @@ struct StashArgs {
   bool sp = false;
   AttentionKind k = AttentionKind::Fused;
   double fp8_delta = 0;  // FP8 GEMM inputs kept in place of 16-bit ones (none/selective; costmodel/fp8.h)
+  double bf16_stash_saving = 0;  // meshplan's executor: h1, h2, act in bf16 (costmodel/executor_stash.h)
 };
 
 StashArgs stash_args(const Problem& p, const ParallelConfig& cfg) {
@@ -77,11 +79,14 @@ StashArgs stash_args(const Problem& p, const ParallelConfig& cfg) {
   a.sp = cfg.sequence_parallel;
   a.k = p.job.knobs.attention;
   a.fp8_delta = fp8_stash_delta_bytes(p, cfg, Recompute::None);  // the same for selective, 0 for full
+  if (p.job.knobs.executor_bf16_gemm_stash)
+    a.bf16_stash_saving = executor_bf16_stash_saving_bytes(p.model, a.b, a.s, a.t, a.sp, a.e);
   return a;
 }
 
 double korthikanti(const ModelSpec& m, const StashArgs& a, Recompute r) {
-  return layer_activation_bytes(m, a.b, a.s, a.t, a.sp, r, a.e, a.k) + (r == Recompute::Full ? 0.0 : a.fp8_delta);
+  return layer_activation_bytes(m, a.b, a.s, a.t, a.sp, r, a.e, a.k) +
+         (r == Recompute::Full ? 0.0 : a.fp8_delta - a.bf16_stash_saving);
 }
 }  // namespace
 
@@ -102,7 +107,8 @@ double policy_working_bytes(const Problem& p, const ParallelConfig& cfg) {
   const StashArgs a = stash_args(p, cfg);
   // Full recompute re-creates the layer's no-recompute stash, FP8 inputs included.
   auto working = [&](Recompute r) {
-    return recompute_working_bytes(p.model, a.b, a.s, a.t, a.sp, r, a.e, a.k) + (r == Recompute::Full ? a.fp8_delta : 0.0);
+    return recompute_working_bytes(p.model, a.b, a.s, a.t, a.sp, r, a.e, a.k) +
+           (r == Recompute::Full ? a.fp8_delta - a.bf16_stash_saving : 0.0);
   };
   double bytes = 0.0;
   if (w.selective > 0) bytes = std::max(bytes, working(Recompute::Selective));

@@ -114,7 +114,8 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
                                            p.job.knobs.executor_ops == ExecutorOps::Fp32Bf16Attention);
     double forward_bytes = x.forward, backward_bytes = x.backward;
     if (p.job.knobs.executor_gemm_copies) {
-      const EagerBytes g = executor_gemm_copy_bytes(p.model, b, s, cfg.tp);
+      const EagerBytes g = executor_gemm_copy_bytes(p.model, b, s, cfg.tp, p.job.knobs.executor_bf16_gemm_stash,
+                                                    cfg.sequence_parallel);
       forward_bytes += g.forward;
       backward_bytes += g.backward;
     }

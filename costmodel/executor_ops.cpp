@@ -25,7 +25,7 @@ namespace {
 constexpr double kCopyBytesPerElement = 6.0;  // read fp32 (4), write bf16 (2)
 }  // namespace
 
-EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int tp) {
+EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int tp, bool bf16_stash, bool sp) {
   const double t = static_cast<double>(tp), T = b * s;
   const double C = static_cast<double>(m.hidden_size);
   const double Q = static_cast<double>(m.num_heads) * static_cast<double>(m.head_dim()) / t;
@@ -38,6 +38,14 @@ EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int 
   const double attention_backward = 2.0 * C + 2.0 * Q + 2.0 * K;
   const double mlp_backward = 2.0 * C + (1.0 + mlp_inputs) * F;
   out.backward = kCopyBytesPerElement * (T * (attention_backward + mlp_backward) + weights);
+  if (bf16_stash) {
+    // act is copied once (its narrowing in forward) and read as it is in backward. Without SP so
+    // are h1 and h2; with it, their row shards are narrowed in forward and widened (read 2, write
+    // 4: the same 6 bytes) before the backward's all-gather, whose output is copied as before.
+    const bool shards = sp && tp > 1;
+    out.forward += shards ? kCopyBytesPerElement * T * 2.0 * C / t : 0.0;
+    out.backward -= kCopyBytesPerElement * T * (F + (shards ? -2.0 * C / t : 2.0 * C));
+  }
   return out;
 }
 

@@ -37,7 +37,12 @@ EagerBytes executor_op_bytes(const ModelSpec& m, double b, double s, int tp, boo
 ///             (2F + C) = 4C + 2Q + 2K + 3F (a plain MLP: 2F instead of 3F);
 /// and the layer's weights once forward and once backward (the dX GEMMs; the dW GEMMs read no
 /// weight). TinyLlama 1.1B, b 8, s 2048: 249 KB per token and layer plus 2 x 264 MB of weights.
-EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int tp);
+/// With `bf16_stash` (FrameworkKnobs::executor_bf16_gemm_stash: h1, h2 and act kept in bf16,
+/// executor/model/gemm_stash.h) the backward reads them without a copy: 2C + F fewer per token
+/// (TinyLlama 1.1B: 58 KB); under sequence parallelism (`sp`, tp > 1) h1 and h2 are row shards,
+/// narrowed in forward and widened in backward (2C / t more each way) and only act is saved.
+EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int tp, bool bf16_stash = false,
+                                    bool sp = false);
 
 /// The same copies around the LM head (executor/model/embed_head.cpp) with `loss_chunks` vocabulary
 /// chunks (core/loss_chunk.h; V = vocabulary / tp, W = V x C weights):

@@ -29,6 +29,14 @@ struct AttentionDims {
   int64_t D = 0;    // head dimension
 };
 
+/// A GEMM input on the device: fp32, or bf16 (an activation the model keeps in 16 bits).
+struct GemmOperand {
+  const void* data = nullptr;
+  DType dtype = DType::F32;
+  static GemmOperand f32(const float* p) { return GemmOperand{p, DType::F32}; }
+  static GemmOperand of(const Tensor& t) { return GemmOperand{t.data(), t.dtype()}; }
+};
+
 /// All pointers are device pointers of the backend; sizes are element counts. Kernels that
 /// "accumulate" add into their output (+=), the others overwrite it. Row-major everywhere.
 class Backend {
@@ -68,6 +76,22 @@ class Backend {
   /// once for the scope instead of once per call. Scopes do not nest. Default: nothing to keep.
   virtual void begin_gemm_operand_reuse() {}
   virtual void end_gemm_operand_reuse() {}
+  /// The same GEMM with inputs that may be kept in bf16 (GemmOperand). Default: bf16 inputs are
+  /// widened into fp32 temporaries (exact) and gemm() runs on them.
+  virtual void gemm_typed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                          GemmOperand A, GemmOperand B, float beta, float* C);
+  /// Whether the model keeps the activations only GEMMs read (the normed inputs h1 and h2, the
+  /// SwiGLU output) as their bf16 rounding instead of fp32: half the bytes (executor/model/
+  /// gemm_stash.h). A backend says yes only when gemm() rounds every fp32 operand to bf16 (round to
+  /// nearest even) before it multiplies, so that no value of the run changes: the CPU's bf16
+  /// emulation (unless CpuOptions::fp32_gemm_stash) and CUDA's `bf16-copy`. Default: no.
+  virtual bool keeps_bf16_gemm_stash() const { return false; }
+
+  // ---- bf16 storage ----
+  /// dst (n bf16) = src (n fp32) rounded to nearest even.
+  virtual void to_bf16(void* dst, const float* src, int64_t n) = 0;
+  /// dst (n fp32) = src (n bf16), exact.
+  virtual void from_bf16(float* dst, const void* src, int64_t n) = 0;
 
   // ---- embedding (vocab-parallel: rows [vocab_begin, vocab_begin + Vl) live here) ----
   /// out (N, C) = table[tok - vocab_begin], or 0 when tok is not in this shard.
@@ -171,6 +195,9 @@ struct CpuOptions {
   /// Emulate a bf16 mixed-precision run's rounding points (cpu/cpu_bf16_backend.cpp): bf16 GEMM
   /// inputs and layer outputs, fp32 master weights, grads and Adam.
   bool bf16_emulation = false;
+  /// Under bf16_emulation, keep h1, h2 and act in fp32 as the fp32 run does: the plain twin of the
+  /// bf16 GEMM-input stash (Backend::keeps_bf16_gemm_stash), bit-identical in every value.
+  bool fp32_gemm_stash = false;
 };
 std::unique_ptr<Backend> make_cpu_backend(const CpuOptions& options = {});
 

@@ -154,8 +154,10 @@ BackendPrecision backend_precision(const std::string& backend_name, const CpuOpt
     // The emulation rounds to bf16 but computes fp32: the CPU's fp32 rate is what ran.
     p.description = cpu.bf16_emulation
                         ? "bf16 weights/activations/GEMM inputs (emulated on the CPU: fp32 math on bf16-rounded "
-                          "values), fp32 master weights, grads and Adam state"
+                          "values; the GEMM-only activations stored as bf16), fp32 master weights, grads and "
+                          "Adam state"
                         : "fp32 weights, activations and GEMMs; fp32 master weights, grads and Adam state";
+    p.bf16_gemm_stash = cpu.bf16_emulation && !cpu.fp32_gemm_stash;
     return p;
   }
   switch (cuda.gemm) {
@@ -166,13 +168,16 @@ BackendPrecision backend_precision(const std::string& backend_name, const CpuOpt
     case GemmPrecision::Bf16Copy:
       p.gemm_dtype = "bf16";
       p.gemm_operand_copies = true;
+      p.bf16_gemm_stash = true;
       break;
     case GemmPrecision::Tf32: p.gemm_dtype = "tf32"; break;
     case GemmPrecision::Fp32: p.gemm_dtype = "fp32"; break;
   }
   const bool fused = effective_attention(cuda) == CudaAttention::Cudnn;
   p.attention = fused ? BackendPrecision::Attention::Cudnn : BackendPrecision::Attention::CudaFp32;
-  p.description = std::string("fp32 weights and activations, ") + to_string(cuda.gemm) +
+  p.description = std::string(p.bf16_gemm_stash ? "fp32 weights and activations (GEMM-only ones stored as bf16), "
+                                                 : "fp32 weights and activations, ") +
+                  to_string(cuda.gemm) +
                   " GEMM inputs with fp32 accumulation (cuBLASLt); attention " +
                   (fused ? "by cuDNN's fused SDPA on bf16 q/k/v with fp32 softmax"
                          : "by fp32 CUDA-core kernels (flash style)") +

@@ -80,6 +80,9 @@ struct BackendPrecision {
   /// The backend copies every GEMM operand to bf16 first (CUDA `--cuda-gemm bf16-copy`): the
   /// prediction counts those copies (costmodel/executor_ops.h executor_gemm_copy_bytes).
   bool gemm_operand_copies = false;
+  /// The model keeps h1, h2 and act in bf16 (Backend::keeps_bf16_gemm_stash: the CPU's bf16
+  /// emulation, CUDA's bf16-copy; executor/model/gemm_stash.h).
+  bool bf16_gemm_stash = false;
 };
 /// "materialized", "cudnn", "cuda-fp32".
 const char* to_string(BackendPrecision::Attention a);

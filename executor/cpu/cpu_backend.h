@@ -1,6 +1,8 @@
 // CpuBackend: the Backend on host memory; Eigen GEMMs and plain loops (fast paths have plain twins
 // in cpu/reference.h, selected by CpuOptions so whole runs can be compared).
 #pragma once
+#include <vector>
+
 #include "executor/backend.h"
 
 namespace meshplan::exec {
@@ -24,6 +26,12 @@ class CpuBackend : public Backend {
 
   void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
             const float* A, const float* B, float beta, float* C) override;
+  /// bf16 inputs widened into host scratch outside the tracker: a GPU's GEMM reads them as they
+  /// are, so the widening is the emulation's, not the model's memory.
+  void gemm_typed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                  GemmOperand A, GemmOperand B, float beta, float* C) override;
+  void to_bf16(void* dst, const float* src, int64_t n) override;
+  void from_bf16(float* dst, const void* src, int64_t n) override;
 
   void embedding_forward(float* out, const int32_t* tokens, const float* table,
                          int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) override;
@@ -64,6 +72,7 @@ class CpuBackend : public Backend {
 
  private:
   CpuOptions options_;
+  std::vector<float> widened_a_, widened_b_;  // gemm_typed's scratch
 };
 
 }  // namespace meshplan::exec

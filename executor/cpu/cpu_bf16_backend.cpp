@@ -26,6 +26,8 @@ class CpuBf16Backend : public CpuBackend {
     round_to_bf16(b16_.data(), K * N);
     CpuBackend::gemm(trans_a, trans_b, M, N, K, alpha, a16_.data(), b16_.data(), beta, C);
   }
+  /// Every fp32 operand is rounded to bf16 above (and a bf16 one is exact already).
+  bool keeps_bf16_gemm_stash() const override { return !options().fp32_gemm_stash; }
   void embedding_forward(float* out, const int32_t* tokens, const float* table, int64_t vocab_begin, int64_t Vl,
                          int64_t N, int64_t C) override {
     CpuBackend::embedding_forward(out, tokens, table, vocab_begin, Vl, N, C);

@@ -53,6 +53,14 @@ class CudaBackend : public Backend {
   /// once and the copy kept until the scope ends (cuda_gemm.cpp).
   void begin_gemm_operand_reuse() override;
   void end_gemm_operand_reuse() override;
+  /// bf16-copy: a bf16 input goes to cuBLASLt as it is (no copy); fp32 ones are copied as in gemm().
+  /// Other modes widen bf16 inputs to fp32 first (Backend's default).
+  void gemm_typed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                  GemmOperand A, GemmOperand B, float beta, float* C) override;
+  /// Only bf16-copy rounds every operand to bf16 (to_bf16's rounding); FAST_16BF is cuBLASLt's.
+  bool keeps_bf16_gemm_stash() const override { return options_.gemm == GemmPrecision::Bf16Copy; }
+  void to_bf16(void* dst, const float* src, int64_t n) override;
+  void from_bf16(float* dst, const void* src, int64_t n) override;
 
   void embedding_forward(float* out, const int32_t* tokens, const float* table,
                          int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C) override;
@@ -109,6 +117,8 @@ class CudaBackend : public Backend {
   /// bf16 copy of the fp32 operand x (n elements): the scope's kept copy when there is one, else a
   /// new one (kept when a scope is open, else owned by `transient`).
   const void* bf16_operand(const float* x, int64_t n, Tensor& transient);
+  /// The bf16 operand of a typed input: itself when bf16, else bf16_operand's copy.
+  const void* bf16_operand(GemmOperand x, int64_t n, Tensor& transient);
   void destroy_attention();  // cuda_attention.cpp
 
   CudaOptions options_;

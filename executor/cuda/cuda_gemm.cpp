@@ -126,6 +126,15 @@ void CudaBackend::gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t
   }
   // bf16 copies of the inputs (tracked): 2 bytes per element of A (M K) and B (K N), transient or
   // kept for an operand-reuse scope.
+  gemm_typed(trans_a, trans_b, M, N, K, alpha, GemmOperand::f32(A), GemmOperand::f32(B), beta, C);
+}
+
+void CudaBackend::gemm_typed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                             GemmOperand A, GemmOperand B, float beta, float* C) {
+  if (options_.gemm != GemmPrecision::Bf16Copy || M == 0 || N == 0 || K == 0) {
+    Backend::gemm_typed(trans_a, trans_b, M, N, K, alpha, A, B, beta, C);  // widen, then gemm()
+    return;
+  }
   Tensor a16, b16;
   const void* a = bf16_operand(A, M * K, a16);
   const void* b = bf16_operand(B, K * N, b16);
@@ -135,6 +144,20 @@ void CudaBackend::gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t
   for (const KeptOperand& k : kept_operands_)
     assert((C + M * N <= k.source || k.source + k.elements <= C) && "GEMM output overlaps a kept operand");
 #endif
+}
+
+const void* CudaBackend::bf16_operand(GemmOperand x, int64_t n, Tensor& transient) {
+  if (x.dtype == DType::BF16) return x.data;
+  assert(x.dtype == DType::F32 && "GEMM inputs are fp32 or bf16");
+  return bf16_operand(static_cast<const float*>(x.data), n, transient);
+}
+
+void CudaBackend::to_bf16(void* dst, const float* src, int64_t n) {
+  if (n > 0) cuda::to_bf16(stream_, dst, src, n);
+}
+
+void CudaBackend::from_bf16(float* dst, const void* src, int64_t n) {
+  if (n > 0) cuda::from_bf16(stream_, dst, src, n);
 }
 
 const void* CudaBackend::bf16_operand(const float* x, int64_t n, Tensor& transient) {

@@ -1,4 +1,5 @@
 // Attention half of a layer: norm, column-parallel Q/K/V, rotary, causal GQA core, row-parallel O.
+#include "executor/model/gemm_stash.h"
 #include "executor/model/layer.h"
 #include "executor/parallel/context_parallel.h"
 
@@ -28,18 +29,18 @@ void attention_forward_half(const LayerContext& ctx, const LayerWeights& w, cons
   Backend& be = ctx.backend;
   const LayerDims& d = ctx.dims;
   st.rstd1 = Tensor(be, DType::F32, {d.Nl});
-  st.h1 = Tensor(be, DType::F32, {d.Nl, d.C});
-  be.rmsnorm_forward(st.h1.f32(), st.rstd1.f32(), x, w.attn_norm, d.Nl, d.C, d.eps);
+  Tensor h1(be, DType::F32, {d.Nl, d.C});
+  be.rmsnorm_forward(h1.f32(), st.rstd1.f32(), x, w.attn_norm, d.Nl, d.C, d.eps);
   Tensor gathered;
-  const float* h1f = ctx.tp.to_full(st.h1.f32(), gathered);  // (N, C)
+  const GemmOperand h1f = stash_column_input(ctx.tp, be, std::move(h1), st.h1, gathered);  // (N, C)
   st.q = Tensor(be, DType::F32, {d.N, d.qd()});
   st.k = Tensor(be, DType::F32, {d.N, d.kvd()});
   st.v = Tensor(be, DType::F32, {d.N, d.kvd()});
   {
     GemmOperandReuse reuse(be);  // h1 feeds all three
-    be.gemm(false, true, d.N, d.qd(), d.C, 1.0f, h1f, w.wq, 0.0f, st.q.f32());
-    be.gemm(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, w.wk, 0.0f, st.k.f32());
-    be.gemm(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, w.wv, 0.0f, st.v.f32());
+    be.gemm_typed(false, true, d.N, d.qd(), d.C, 1.0f, h1f, GemmOperand::f32(w.wq), 0.0f, st.q.f32());
+    be.gemm_typed(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, GemmOperand::f32(w.wk), 0.0f, st.k.f32());
+    be.gemm_typed(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, GemmOperand::f32(w.wv), 0.0f, st.v.f32());
   }
   gathered.reset();
   rope(ctx, st.q.f32(), d.nh, false);
@@ -89,16 +90,16 @@ void attention_backward_half(const LayerContext& ctx, const LayerWeights& w, con
   datt.reset();
   rope(ctx, dq.f32(), d.nh, true);
   rope(ctx, dk.f32(), d.nkv, true);
-  const float* h1f = ctx.tp.to_full(st.h1.f32(), gathered);  // (N, C) again (SP re-gathers)
+  const GemmOperand h1f = stashed_column_input(ctx.tp, be, st.h1, gathered);  // (N, C) again (SP re-gathers)
   Tensor dh(be, DType::F32, {d.N, d.C});  // partial over this rank's heads
   {
     GemmOperandReuse reuse(be);  // dq, dk, dv twice each, h1 three times; outputs dh and grads only
     be.gemm(false, false, d.N, d.C, d.qd(), 1.0f, dq.f32(), w.wq, 0.0f, dh.f32());
     be.gemm(false, false, d.N, d.C, d.kvd(), 1.0f, dk.f32(), w.wk, 1.0f, dh.f32());
     be.gemm(false, false, d.N, d.C, d.kvd(), 1.0f, dv.f32(), w.wv, 1.0f, dh.f32());
-    be.gemm(true, false, d.qd(), d.C, d.N, 1.0f, dq.f32(), h1f, 1.0f, g.wq);   // (qd, C)
-    be.gemm(true, false, d.kvd(), d.C, d.N, 1.0f, dk.f32(), h1f, 1.0f, g.wk);  // (kvd, C)
-    be.gemm(true, false, d.kvd(), d.C, d.N, 1.0f, dv.f32(), h1f, 1.0f, g.wv);
+    be.gemm_typed(true, false, d.qd(), d.C, d.N, 1.0f, GemmOperand::f32(dq.f32()), h1f, 1.0f, g.wq);   // (qd, C)
+    be.gemm_typed(true, false, d.kvd(), d.C, d.N, 1.0f, GemmOperand::f32(dk.f32()), h1f, 1.0f, g.wk);  // (kvd, C)
+    be.gemm_typed(true, false, d.kvd(), d.C, d.N, 1.0f, GemmOperand::f32(dv.f32()), h1f, 1.0f, g.wv);
   }
   gathered.reset();
   Tensor reduced;

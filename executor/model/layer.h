@@ -68,7 +68,7 @@ LayerGrads layer_grads(float* block, const LayerOffsets& o);
 /// Activations one layer keeps from forward to backward (the input x is kept by the chunk).
 struct LayerStash {
   Tensor rstd1;  // (Nl)
-  Tensor h1;     // (Nl, C) attn norm out
+  Tensor h1;     // (Nl, C) attn norm out; bf16 when the backend rounds GEMM inputs (gemm_stash.h)
   Tensor q;      // (N, nh*D)  rotated
   Tensor k;      // (N, nkv*D) rotated
   Tensor v;      // (N, nkv*D)
@@ -77,10 +77,10 @@ struct LayerStash {
   Tensor probs;  // (B, nh, T, T) only without recompute
   Tensor x_mid;  // (Nl, C) x + attention branch
   Tensor rstd2;  // (Nl)
-  Tensor h2;     // (Nl, C) mlp norm out
+  Tensor h2;     // (Nl, C) mlp norm out; bf16 as h1 (dense MLP; MoE layers keep fp32)
   Tensor gate;   // (N, f)
   Tensor up;     // (N, f)
-  Tensor act;    // (N, f) silu(gate) * up (w_down input)
+  Tensor act;    // (N, f) silu(gate) * up (w_down input); bf16 as h1
   std::shared_ptr<struct MoeStash> moe;  // MoE layers: routing and expert activations (moe_layer.h)
   bool empty() const { return h1.empty(); }
 };

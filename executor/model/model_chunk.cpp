@@ -174,6 +174,8 @@ uint64_t ModelChunk::stash_bytes_per_micro_batch() const {
   const LayerDims& d = rt_->dims;
   const int64_t resid = d.Nl * d.C;
   int64_t total = resid;  // the chunk's input copy
+  int64_t narrow = 0;     // of which kept in bf16: h1, h2 and act (executor/model/gemm_stash.h)
+  const bool bf16_stash = backend_.keeps_bf16_gemm_stash();
   for (int i = 0; i < spec_.num_layers; ++i) {
     int64_t layer = resid;  // the layer's output (the next layer's input)
     if (spec_.recompute != Recompute::Full) {
@@ -187,7 +189,9 @@ uint64_t ModelChunk::stash_bytes_per_micro_batch() const {
         layer += rows * d.C + 3 * rows * d.fe + rows * d.C;
       } else {
         layer += 3 * d.N * d.f;                          // gate, up, act
+        if (bf16_stash) narrow += resid + d.N * d.f;     // h2, act
       }
+      if (bf16_stash) narrow += resid;                   // h1
       if (spec_.recompute == Recompute::None && !groups_.cp.active() &&
           backend_.attention_backward_reads_probs()) {
         layer += d.B * d.nh * d.T * d.T;                 // probs
@@ -201,7 +205,7 @@ uint64_t ModelChunk::stash_bytes_per_micro_batch() const {
     const bool chunked = loss_chunk_columns(d.N, rt_->vocab.size, spec_.loss_chunk_bytes) < rt_->vocab.size;
     total += d.N + d.Nl + resid + (chunked ? 0 : d.N * rt_->vocab.size) + 4 * d.N;
   }
-  return static_cast<uint64_t>(total) * 4;             // fp32 and int32 elements
+  return static_cast<uint64_t>(total) * 4 - static_cast<uint64_t>(narrow) * 2;  // fp32/int32, bf16
 }
 
 float ModelChunk::loss(int mb) const {

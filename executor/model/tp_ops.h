@@ -16,6 +16,8 @@ class TpOps {
 
   int64_t rows_local() const { return rows_local_; }
   bool active() const { return tp_.size > 1; }
+  /// Whether to_full all-gathers (sequence parallelism over tp > 1) rather than returning `local`.
+  bool gathers() const { return rows_local_ != rows_full_; }
 
   /// Into a column-parallel region (forward) / out of a row-parallel one (backward):
   /// local (Nl, C) -> full (N, C). SP: all-gather into `scratch`; otherwise returns `local`.

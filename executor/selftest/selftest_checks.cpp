@@ -119,6 +119,27 @@ Rows check_gemm(Twin& t, double tol) {
   return rows;
 }
 
+// bf16 storage: the round trip fp32 -> bf16 -> fp32 (round to nearest even, so both backends agree
+// bit for bit), and a GEMM with a bf16 input (the GEMM-only activations the model keeps in 16 bits).
+Rows check_bf16_storage(Twin& t, double tol) {
+  const int64_t M = 37, N = 48, K = 80, n = M * K;
+  const auto a = randn(n, 60), b = randn(K * N, 61), c = randn(M * N, 62);
+  std::vector<float> round[2], out[2];
+  Backend* bes[2] = {&t.dev, &t.ref};
+  for (int i = 0; i < 2; ++i) {
+    Backend& be = *bes[i];
+    Tensor A = t.on(be, a), A16(be, DType::BF16, {n}), back(be, DType::F32, {n});
+    be.to_bf16(A16.data(), A.f32(), n);
+    be.from_bf16(back.f32(), A16.data(), n);
+    round[i] = Twin::get(be, back);
+    Tensor B = t.on(be, b), C = t.on(be, c);
+    be.gemm_typed(false, true, M, N, K, 1.0f, GemmOperand::of(A16), GemmOperand::f32(B.f32()), 0.5f, C.f32());
+    out[i] = Twin::get(be, C);
+  }
+  return {compare_outputs("to_bf16, from_bf16 (round trip)", dims({{"n", n}}), round[0], round[1], 0),
+          compare_outputs("gemm NT, bf16 A (beta 0.5)", dims({{"M", M}, {"N", N}, {"K", K}}), out[0], out[1], tol)};
+}
+
 Rows check_embedding(Twin& t) {
   const int64_t V = 50, C = 24, N = 67, vocab_begin = 10;
   const auto table = randn(V * C, 40), dout = randn(N * C, 41), dtable0 = randn(V * C, 42);
@@ -288,6 +309,7 @@ SelftestReport run_backend_selftest(Backend& device, Backend& reference, const S
   std::vector<Check> checks{
       check_copies, check_elementwise, check_reductions,
       [&](Twin& t) { return check_gemm(t, options.gemm_tolerance); },
+      [&](Twin& t) { return check_bf16_storage(t, options.gemm_tolerance); },
       check_embedding, check_rmsnorm, check_rope,
       [&](Twin& t) { return check_attention(t, AttentionDims{2, 37, 4, 2, 16}, false, options); },
       [&](Twin& t) { return check_attention(t, AttentionDims{1, 33, 2, 2, 128}, true, options); },

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "costmodel/compute_time.h"
+#include "costmodel/estimate.h"
 #include "costmodel/executor_ops.h"
+#include "costmodel/executor_stash.h"
 #include "fixtures.h"
 
 using namespace meshplan;
@@ -101,4 +103,42 @@ TEST_CASE("executor ops: the bf16-copy knob adds the operand copies to a layer a
   CHECK(copies_ends.head_forward_s > plain_ends.head_forward_s);
   CHECK(copies_ends.head_backward_input_s > plain_ends.head_backward_input_s);
   CHECK(copies_ends.head_backward_weight_s == plain_ends.head_backward_weight_s);
+}
+
+TEST_CASE("executor ops: the bf16 GEMM-input stash knob saves its bytes per layer and its backward copies") {
+  Problem p = meshplan_test::problem(tinyllama(), 1, 8, 2048);
+  p.job.dtype = "fp32";  // the executor's fp32 activations
+  ParallelConfig c;
+  c.micro_batch_size = 8;
+  c.num_micro_batches = 1;
+  p.job.knobs.executor_ops = FrameworkKnobs::ExecutorOps::Fp32Bf16Attention;
+  p.job.knobs.executor_gemm_copies = true;
+  const double layers = static_cast<double>(p.model.num_layers);
+  const double saving = executor_bf16_stash_saving_bytes(p.model, 8, 2048, 1, false, 4.0);
+  CHECK(saving == 2.0 * 8 * 2048 * (2.0 * 2048 + 5632));  // h1, h2, act: 318.8 MB per layer
+  for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+    INFO(to_string(r));
+    c.recompute = r;
+    p.job.knobs.executor_bf16_gemm_stash = false;
+    const StepEstimate wide = estimate_step(p, c);
+    const LayerCompute wide_layer = layer_compute(p, c);
+    p.job.knobs.executor_bf16_gemm_stash = true;
+    const StepEstimate narrow = estimate_step(p, c);
+    const LayerCompute narrow_layer = layer_compute(p, c);
+    // One micro-batch in flight: every layer's stash, or (full) the one layer being recomputed.
+    const double expected = r == Recompute::Full ? saving : layers * saving;
+    CHECK(wide.memory.activations_bytes - narrow.memory.activations_bytes == Approx(expected).epsilon(1e-9));
+    CHECK(narrow_layer.forward_s == wide_layer.forward_s);
+    CHECK(narrow_layer.backward_input_s < wide_layer.backward_input_s);
+  }
+  // The copies the backward no longer makes: h1, h2 (C each) and act (F) per token; with SP over tp 2
+  // only act's, and the shards of h1 and h2 are narrowed and widened.
+  const EagerBytes g = executor_gemm_copy_bytes(p.model, 8, 2048, 1);
+  const EagerBytes s = executor_gemm_copy_bytes(p.model, 8, 2048, 1, true, false);
+  CHECK(g.forward == s.forward);
+  CHECK(g.backward - s.backward == Approx(6.0 * 8 * 2048 * (2.0 * 2048 + 5632)));
+  const EagerBytes g2 = executor_gemm_copy_bytes(p.model, 8, 2048, 2, false, true);
+  const EagerBytes s2 = executor_gemm_copy_bytes(p.model, 8, 2048, 2, true, true);
+  CHECK(s2.forward - g2.forward == Approx(6.0 * 8 * 2048 * 2048));
+  CHECK(g2.backward - s2.backward == Approx(6.0 * 8 * 2048 * (5632 / 2.0 - 2048)));
 }

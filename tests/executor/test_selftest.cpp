@@ -32,6 +32,8 @@ class Forwarding : public Backend {
   void add(float* o, const float* a, const float* b, int64_t n) override { in_->add(o, a, b, n); }
   double sum_squares(const float* x, int64_t n) override { return in_->sum_squares(x, n); }
   double sum(const float* x, int64_t n) override { return in_->sum(x, n); }
+  void to_bf16(void* d, const float* s, int64_t n) override { in_->to_bf16(d, s, n); }
+  void from_bf16(float* d, const void* s, int64_t n) override { in_->from_bf16(d, s, n); }
   void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float al, const float* A, const float* B, float be,
             float* C) override {
     in_->gemm(ta, tb, M, N, K, al, A, B, be, C);

@@ -1,0 +1,17 @@
+// Activation bytes saved by the executor's bf16 GEMM-input stash (formula in executor_stash.h).
+#include "costmodel/executor_stash.h"
+
+#include "costmodel/moe_layout.h"
+
+namespace meshplan {
+
+double executor_bf16_stash_saving_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, double e) {
+  if (e <= 2.0) return 0.0;
+  const double t = static_cast<double>(tp), T = b * s;
+  const double h = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
+  const double r = sp && tp > 1 ? t : 1.0;
+  const double dense_share = 1.0 - moe_layer_fraction(m);
+  return (e - 2.0) * (T * h / r + dense_share * (T * h / r + T * f / t));
+}
+
+}  // namespace meshplan

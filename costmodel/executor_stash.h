@@ -1,0 +1,18 @@
+// Activation bytes meshplan's executor saves by keeping its GEMM-only activations in bf16.
+#pragma once
+#include "core/model_spec.h"
+
+namespace meshplan {
+
+/// Bytes per layer and micro-batch that keeping h1, h2 and act in bf16 instead of e-byte elements
+/// saves (executor/model/gemm_stash.h; FrameworkKnobs::executor_bf16_gemm_stash), on one GPU with
+/// T = b s tokens (s per CP rank), hidden h, MLP width f, tp t:
+///   (e - 2) [ T h / r                      h1, the attention norm's output (every layer)
+///           + (1 - m) (T h / r + T f / t) ]  h2 and act (dense-MLP layers; MoE layers keep fp32)
+/// with r = t under sequence parallelism (the norms' outputs are row shards), else 1, and m the
+/// share of MoE layers. 0 when e <= 2. The layer stash (recompute none or selective) and the
+/// working set of a fully recomputed layer both shrink by it; full recompute's own stash (the layer
+/// input) does not. TinyLlama 1.1B (h 2048, f 5632), b 8, s 2048, fp32: 318.8 MB per layer.
+double executor_bf16_stash_saving_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, double e);
+
+}  // namespace meshplan

@@ -1,0 +1,34 @@
+// GEMM-only activations kept in bf16 (see gemm_stash.h).
+#include "executor/model/gemm_stash.h"
+
+#include <cassert>
+
+namespace meshplan::exec {
+
+Tensor keep_gemm_input(Backend& be, Tensor x) {
+  assert(x.dtype() == DType::F32);
+  if (!be.keeps_bf16_gemm_stash()) return x;
+  Tensor narrow(be, DType::BF16, x.shape());
+  be.to_bf16(narrow.data(), x.f32(), x.numel());
+  return narrow;
+}
+
+GemmOperand stash_column_input(TpOps& tp, Backend& be, Tensor local, Tensor& stash, Tensor& gathered) {
+  if (!tp.gathers()) {
+    stash = keep_gemm_input(be, std::move(local));
+    return GemmOperand::of(stash);
+  }
+  const float* full = tp.to_full(local.f32(), gathered);
+  stash = keep_gemm_input(be, std::move(local));
+  return GemmOperand::f32(full);
+}
+
+GemmOperand stashed_column_input(TpOps& tp, Backend& be, const Tensor& stash, Tensor& gathered) {
+  if (!tp.gathers()) return GemmOperand::of(stash);
+  if (stash.dtype() == DType::F32) return GemmOperand::f32(tp.to_full(stash.f32(), gathered));
+  Tensor wide(be, DType::F32, stash.shape());  // (Nl, C) fp32, freed once gathered
+  be.from_bf16(wide.f32(), stash.data(), stash.numel());
+  return GemmOperand::f32(tp.to_full(wide.f32(), gathered));
+}
+
+}  // namespace meshplan::exec
