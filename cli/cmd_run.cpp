@@ -88,6 +88,7 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
                                                        : FrameworkKnobs::ExecutorOps::Fp32;
   p.job.knobs.executor_gemm_copies = prec.gemm_operand_copies;  // bf16-copy GEMMs' operand copies
   p.job.knobs.executor_bf16_gemm_stash = prec.bf16_gemm_stash;   // h1, h2, act kept in bf16
+  p.job.knobs.executor_bf16_attention_stash = prec.bf16_attention_stash;  // q, k, v, att too
   if (prec.attention != Att::Materialized) p.job.knobs.fused_kernel = FusedAttentionKernel::Cudnn;
   if (p.hardware.peak_flops_for(prec.gemm_dtype) > 0) p.job.dtype = prec.gemm_dtype;
   else if (p.hardware.peak_flops_for("fp32") > 0) p.job.dtype = "fp32";

@@ -181,6 +181,10 @@ struct FrameworkKnobs {
   /// gemm_stash.h): the stash shrinks (costmodel/executor_stash.h) and bf16-copy copies them once
   /// instead of again in backward (executor_gemm_copy_bytes).
   bool executor_bf16_gemm_stash = false;
+  /// ... and q, k, v and the attention output in bf16 (the CPU's bf16 emulation, CUDA's cuDNN
+  /// attention, which read and write them in bf16 anyway; not under CP): a smaller stash and no
+  /// bf16 copies of them around the attention (costmodel/executor_stash.h, executor_ops.h).
+  bool executor_bf16_attention_stash = false;
   /// meshplan's executor splits the fp32 logits into vocabulary chunks of at most this many bytes
   /// (core/loss_chunk.h; `meshplan run --loss-chunk-mib`): only one chunk is ever alive, and the
   /// backward recomputes each chunk's logits (one more LM-head GEMM). 0: the whole (tokens, V/tp)

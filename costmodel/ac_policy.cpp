@@ -81,6 +81,8 @@ StashArgs stash_args(const Problem& p, const ParallelConfig& cfg) {
   a.fp8_delta = fp8_stash_delta_bytes(p, cfg, Recompute::None);  // the same for selective, 0 for full
   if (p.job.knobs.executor_bf16_gemm_stash)
     a.bf16_stash_saving = executor_bf16_stash_saving_bytes(p.model, a.b, a.s, a.t, a.sp, a.e);
+  if (p.job.knobs.executor_bf16_attention_stash && cfg.cp <= 1)
+    a.bf16_stash_saving += executor_bf16_attention_saving_bytes(p.model, a.b, a.s, a.t, a.e);
   return a;
 }
 

@@ -110,12 +110,14 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   double ew_forward = ew_outside, ew_backward = 2.0 * ew_outside;
   using ExecutorOps = FrameworkKnobs::ExecutorOps;
   if (p.job.knobs.executor_ops != ExecutorOps::None) {
+    const bool attention_stash = p.job.knobs.executor_bf16_attention_stash && cfg.cp <= 1;
     const EagerBytes x = executor_op_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel,
-                                           p.job.knobs.executor_ops == ExecutorOps::Fp32Bf16Attention);
+                                           p.job.knobs.executor_ops == ExecutorOps::Fp32Bf16Attention,
+                                           attention_stash);
     double forward_bytes = x.forward, backward_bytes = x.backward;
     if (p.job.knobs.executor_gemm_copies) {
       const EagerBytes g = executor_gemm_copy_bytes(p.model, b, s, cfg.tp, p.job.knobs.executor_bf16_gemm_stash,
-                                                    cfg.sequence_parallel);
+                                                    cfg.sequence_parallel, attention_stash);
       forward_bytes += g.forward;
       backward_bytes += g.backward;
     }

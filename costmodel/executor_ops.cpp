@@ -3,7 +3,8 @@
 
 namespace meshplan {
 
-EagerBytes executor_op_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, bool bf16_attention_copies) {
+EagerBytes executor_op_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, bool bf16_attention_copies,
+                             bool bf16_attention_stash) {
   const double t = static_cast<double>(tp), T = b * s;
   const double C = static_cast<double>(m.hidden_size) / (sp ? t : 1.0);
   const double Q = static_cast<double>(m.num_heads) * static_cast<double>(m.head_dim()) / t;
@@ -15,8 +16,8 @@ EagerBytes executor_op_bytes(const ModelSpec& m, double b, double s, int tp, boo
   out.forward = T * (40.0 * C + 8.0 * (Q + K) + swiglu_forward * F);
   out.backward = T * (32.0 * C + 8.0 * (Q + K) + swiglu_backward * F);
   if (bf16_attention_copies) {
-    out.forward += T * (12.0 * Q + 12.0 * K);
-    out.backward += T * (24.0 * Q + 24.0 * K);
+    out.forward += T * (bf16_attention_stash ? 6.0 * Q + 12.0 * K : 12.0 * Q + 12.0 * K);
+    out.backward += T * (bf16_attention_stash ? 12.0 * Q + 12.0 * K : 24.0 * Q + 24.0 * K);
   }
   return out;
 }
@@ -25,7 +26,8 @@ namespace {
 constexpr double kCopyBytesPerElement = 6.0;  // read fp32 (4), write bf16 (2)
 }  // namespace
 
-EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int tp, bool bf16_stash, bool sp) {
+EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int tp, bool bf16_stash, bool sp,
+                                    bool bf16_attention_stash) {
   const double t = static_cast<double>(tp), T = b * s;
   const double C = static_cast<double>(m.hidden_size);
   const double Q = static_cast<double>(m.num_heads) * static_cast<double>(m.head_dim()) / t;
@@ -45,6 +47,10 @@ EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int 
     const bool shards = sp && tp > 1;
     out.forward += shards ? kCopyBytesPerElement * T * 2.0 * C / t : 0.0;
     out.backward -= kCopyBytesPerElement * T * (F + (shards ? -2.0 * C / t : 2.0 * C));
+  }
+  if (bf16_attention_stash) {  // att, wo's input, is bf16 already
+    out.forward -= kCopyBytesPerElement * T * Q;
+    out.backward -= kCopyBytesPerElement * T * Q;
   }
   return out;
 }

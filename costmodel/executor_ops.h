@@ -22,7 +22,11 @@ namespace meshplan {
 /// rstd and lse vectors are left out. Not a framework's count: `run` sets FrameworkKnobs::
 /// executor_ops to predict what it runs (cli/cmd_run.cpp). TinyLlama 1.1B, b 8, s 2048, with the
 /// copies: 195.6 KB forward and 251.9 KB backward per token and layer.
-EagerBytes executor_op_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, bool bf16_attention_copies);
+/// With `bf16_attention_stash` (FrameworkKnobs::executor_bf16_attention_stash: q, k, v and o kept in
+/// bf16, read and written by cuDNN as they are) only q, k, v in (forward: 6Q + 12K) and dO in, dq,
+/// dk, dv out (backward: 12Q + 12K) are copied.
+EagerBytes executor_op_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, bool bf16_attention_copies,
+                             bool bf16_attention_stash = false);
 
 /// Bytes of the bf16 copies the CUDA executor's `--cuda-gemm bf16-copy` makes of one layer's GEMM
 /// operands per micro-batch (cuda_gemm.cpp: a kernel reads the fp32 operand, 4 bytes, and writes a
@@ -41,8 +45,10 @@ EagerBytes executor_op_bytes(const ModelSpec& m, double b, double s, int tp, boo
 /// executor/model/gemm_stash.h) the backward reads them without a copy: 2C + F fewer per token
 /// (TinyLlama 1.1B: 58 KB); under sequence parallelism (`sp`, tp > 1) h1 and h2 are row shards,
 /// narrowed in forward and widened in backward (2C / t more each way) and only act is saved.
+/// With `bf16_attention_stash` the attention output is read as it is by wo's GEMMs: Q fewer per
+/// token forward and backward.
 EagerBytes executor_gemm_copy_bytes(const ModelSpec& m, double b, double s, int tp, bool bf16_stash = false,
-                                    bool sp = false);
+                                    bool sp = false, bool bf16_attention_stash = false);
 
 /// The same copies around the LM head (executor/model/embed_head.cpp) with `loss_chunks` vocabulary
 /// chunks (core/loss_chunk.h; V = vocabulary / tp, W = V x C weights):

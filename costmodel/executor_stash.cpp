@@ -14,4 +14,11 @@ double executor_bf16_stash_saving_bytes(const ModelSpec& m, double b, double s, 
   return (e - 2.0) * (T * h / r + dense_share * (T * h / r + T * f / t));
 }
 
+double executor_bf16_attention_saving_bytes(const ModelSpec& m, double b, double s, int tp, double e) {
+  if (e <= 2.0) return 0.0;
+  const double t = static_cast<double>(tp), T = b * s, D = static_cast<double>(m.head_dim());
+  const double Q = static_cast<double>(m.num_heads) * D / t, K = static_cast<double>(m.num_kv_heads) * D / t;
+  return (e - 2.0) * T * (2.0 * Q + 2.0 * K);
+}
+
 }  // namespace meshplan

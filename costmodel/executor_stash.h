@@ -15,4 +15,10 @@ namespace meshplan {
 /// input) does not. TinyLlama 1.1B (h 2048, f 5632), b 8, s 2048, fp32: 318.8 MB per layer.
 double executor_bf16_stash_saving_bytes(const ModelSpec& m, double b, double s, int tp, bool sp, double e);
 
+/// The same for q, k, v and the attention output kept in bf16 (FrameworkKnobs::
+/// executor_bf16_attention_stash; the model keeps them so without context parallelism only):
+///   (e - 2) T (2 Q + 2 K)     Q = NH D / t, K = NKV D / t   (q and out, k and v)
+/// TinyLlama 1.1B (32 heads, 4 kv heads of 64), b 8, s 2048, fp32: 151.0 MB per layer.
+double executor_bf16_attention_saving_bytes(const ModelSpec& m, double b, double s, int tp, double e);
+
 }  // namespace meshplan

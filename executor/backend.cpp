@@ -1,4 +1,5 @@
-// Backend's generic typed GEMM: bf16 inputs widened into fp32 temporaries, then gemm().
+// Backend's generic bf16-input paths: the typed GEMM and the bf16 attention, by widening into fp32
+// temporaries and calling the fp32 kernels.
 #include "executor/backend.h"
 
 #include <cassert>
@@ -22,6 +23,34 @@ void Backend::gemm_typed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64
   const float* a = widened(*this, A, M * K, a32);
   const float* b = widened(*this, B, K * N, b32);
   gemm(trans_a, trans_b, M, N, K, alpha, a, b, beta, C);
+}
+
+namespace {
+const float* widened_bf16(Backend& be, const void* x, int64_t n, Tensor& scratch) {
+  scratch = Tensor(be, DType::F32, {n});
+  be.from_bf16(scratch.f32(), x, n);
+  return scratch.f32();
+}
+int64_t q_elements(const AttentionDims& d) { return d.B * d.T * d.NH * d.D; }
+int64_t kv_elements(const AttentionDims& d) { return d.B * d.T * d.NKV * d.D; }
+}  // namespace
+
+void Backend::attention_forward_bf16(void* out, float* lse, float* probs, const void* q, const void* k,
+                                     const void* v, const AttentionDims& d) {
+  Tensor q32, k32, v32;
+  Tensor o32(*this, DType::F32, {q_elements(d)});
+  attention_forward(o32.f32(), lse, probs, widened_bf16(*this, q, q_elements(d), q32),
+                    widened_bf16(*this, k, kv_elements(d), k32), widened_bf16(*this, v, kv_elements(d), v32), d);
+  to_bf16(out, o32.f32(), q_elements(d));
+}
+
+void Backend::attention_backward_bf16(float* dq, float* dk, float* dv, const float* dout, const void* q,
+                                      const void* k, const void* v, const void* out, const float* lse,
+                                      const float* probs, const AttentionDims& d) {
+  Tensor q32, k32, v32, o32;
+  attention_backward(dq, dk, dv, dout, widened_bf16(*this, q, q_elements(d), q32),
+                     widened_bf16(*this, k, kv_elements(d), k32), widened_bf16(*this, v, kv_elements(d), v32),
+                     widened_bf16(*this, out, q_elements(d), o32), lse, probs, d);
 }
 
 }  // namespace meshplan::exec

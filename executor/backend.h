@@ -84,7 +84,7 @@ class Backend {
   /// SwiGLU output) as their bf16 rounding instead of fp32: half the bytes (executor/model/
   /// gemm_stash.h). A backend says yes only when gemm() rounds every fp32 operand to bf16 (round to
   /// nearest even) before it multiplies, so that no value of the run changes: the CPU's bf16
-  /// emulation (unless CpuOptions::fp32_gemm_stash) and CUDA's `bf16-copy`. Default: no.
+  /// emulation (unless CpuOptions::fp32_stash) and CUDA's `bf16-copy`. Default: no.
   virtual bool keeps_bf16_gemm_stash() const { return false; }
 
   // ---- bf16 storage ----
@@ -127,6 +127,22 @@ class Backend {
   virtual void attention_backward(float* dq, float* dk, float* dv, const float* dout,
                                   const float* q, const float* k, const float* v, const float* out,
                                   const float* lse, const float* probs, const AttentionDims& d) = 0;
+  /// Whether the model keeps q, k, v and the attention output of this shape as bf16 (executor/
+  /// model/gemm_stash.h): only when attention_forward/backward round them to bf16 before use
+  /// anyway (cuDNN's SDPA; the CPU's bf16 emulation), so that no value changes. Default: no.
+  virtual bool keeps_bf16_attention_stash(const AttentionDims& d) {
+    (void)d;
+    return false;
+  }
+  /// attention_forward on bf16 q, k, v, writing a bf16 out (same shapes; lse and probs fp32).
+  /// Default: widened into fp32 temporaries, attention_forward, out narrowed.
+  virtual void attention_forward_bf16(void* out, float* lse, float* probs, const void* q, const void* k,
+                                      const void* v, const AttentionDims& d);
+  /// attention_backward on bf16 q, k, v and out (dout, dq, dk, dv fp32). Default: widened into
+  /// fp32 temporaries, then attention_backward.
+  virtual void attention_backward_bf16(float* dq, float* dk, float* dv, const float* dout, const void* q,
+                                       const void* k, const void* v, const void* out, const float* lse,
+                                       const float* probs, const AttentionDims& d);
   /// Whether attention_backward reads the kept probabilities (B, NH, T, T) when given them. A
   /// backend whose backward always recomputes them (flash style) says false, and the model then
   /// never keeps them: T^2 bytes per head and sequence saved.
@@ -195,9 +211,10 @@ struct CpuOptions {
   /// Emulate a bf16 mixed-precision run's rounding points (cpu/cpu_bf16_backend.cpp): bf16 GEMM
   /// inputs and layer outputs, fp32 master weights, grads and Adam.
   bool bf16_emulation = false;
-  /// Under bf16_emulation, keep h1, h2 and act in fp32 as the fp32 run does: the plain twin of the
-  /// bf16 GEMM-input stash (Backend::keeps_bf16_gemm_stash), bit-identical in every value.
-  bool fp32_gemm_stash = false;
+  /// Under bf16_emulation, keep h1, h2, act, q, k, v and the attention output in fp32 as the fp32
+  /// run does: the plain twin of the bf16 stash (Backend::keeps_bf16_gemm_stash,
+  /// keeps_bf16_attention_stash), bit-identical in every value.
+  bool fp32_stash = false;
 };
 std::unique_ptr<Backend> make_cpu_backend(const CpuOptions& options = {});
 

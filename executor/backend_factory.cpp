@@ -154,10 +154,11 @@ BackendPrecision backend_precision(const std::string& backend_name, const CpuOpt
     // The emulation rounds to bf16 but computes fp32: the CPU's fp32 rate is what ran.
     p.description = cpu.bf16_emulation
                         ? "bf16 weights/activations/GEMM inputs (emulated on the CPU: fp32 math on bf16-rounded "
-                          "values; the GEMM-only activations stored as bf16), fp32 master weights, grads and "
-                          "Adam state"
+                          "values; the activations only GEMMs and attention read stored as bf16), fp32 master "
+                          "weights, grads and Adam state"
                         : "fp32 weights, activations and GEMMs; fp32 master weights, grads and Adam state";
-    p.bf16_gemm_stash = cpu.bf16_emulation && !cpu.fp32_gemm_stash;
+    p.bf16_gemm_stash = cpu.bf16_emulation && !cpu.fp32_stash;
+    p.bf16_attention_stash = p.bf16_gemm_stash;
     return p;
   }
   switch (cuda.gemm) {
@@ -175,11 +176,12 @@ BackendPrecision backend_precision(const std::string& backend_name, const CpuOpt
   }
   const bool fused = effective_attention(cuda) == CudaAttention::Cudnn;
   p.attention = fused ? BackendPrecision::Attention::Cudnn : BackendPrecision::Attention::CudaFp32;
+  p.bf16_attention_stash = fused;
   p.description = std::string(p.bf16_gemm_stash ? "fp32 weights and activations (GEMM-only ones stored as bf16), "
                                                  : "fp32 weights and activations, ") +
                   to_string(cuda.gemm) +
                   " GEMM inputs with fp32 accumulation (cuBLASLt); attention " +
-                  (fused ? "by cuDNN's fused SDPA on bf16 q/k/v with fp32 softmax"
+                  (fused ? "by cuDNN's fused SDPA on bf16 q/k/v (kept in bf16 with its output) with fp32 softmax"
                          : "by fp32 CUDA-core kernels (flash style)") +
                   "; fp32 master weights, grads and Adam state";
   return p;

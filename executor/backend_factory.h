@@ -83,6 +83,8 @@ struct BackendPrecision {
   /// The model keeps h1, h2 and act in bf16 (Backend::keeps_bf16_gemm_stash: the CPU's bf16
   /// emulation, CUDA's bf16-copy; executor/model/gemm_stash.h).
   bool bf16_gemm_stash = false;
+  /// ... and q, k, v and the attention output (cuDNN's attention; the CPU's bf16 emulation).
+  bool bf16_attention_stash = false;
 };
 /// "materialized", "cudnn", "cuda-fp32".
 const char* to_string(BackendPrecision::Attention a);

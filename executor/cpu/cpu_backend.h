@@ -30,6 +30,11 @@ class CpuBackend : public Backend {
   /// are, so the widening is the emulation's, not the model's memory.
   void gemm_typed(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                   GemmOperand A, GemmOperand B, float beta, float* C) override;
+  void attention_forward_bf16(void* out, float* lse, float* probs, const void* q, const void* k, const void* v,
+                              const AttentionDims& d) override;
+  void attention_backward_bf16(float* dq, float* dk, float* dv, const float* dout, const void* q, const void* k,
+                               const void* v, const void* out, const float* lse, const float* probs,
+                               const AttentionDims& d) override;
   void to_bf16(void* dst, const float* src, int64_t n) override;
   void from_bf16(float* dst, const void* src, int64_t n) override;
 

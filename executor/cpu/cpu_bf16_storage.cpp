@@ -1,4 +1,5 @@
-// CpuBackend's bf16 storage: conversions to and from 16-bit words, and GEMMs on bf16 inputs.
+// CpuBackend's bf16 storage: conversions to and from 16-bit words, GEMMs and attention on bf16
+// tensors (widened into untracked host scratch: a GPU reads them as they are).
 #include <cassert>
 #include <cstdint>
 
@@ -32,6 +33,32 @@ void CpuBackend::gemm_typed(bool trans_a, bool trans_b, int64_t M, int64_t N, in
   const float* a = widened(*this, A, M * K, widened_a_);
   const float* b = widened(*this, B, K * N, widened_b_);
   gemm(trans_a, trans_b, M, N, K, alpha, a, b, beta, C);  // virtual: the emulation's rounding too
+}
+
+namespace {
+std::vector<float> widen(CpuBackend& be, const void* x, int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  be.from_bf16(v.data(), x, n);
+  return v;
+}
+}  // namespace
+
+void CpuBackend::attention_forward_bf16(void* out, float* lse, float* probs, const void* q, const void* k,
+                                        const void* v, const AttentionDims& d) {
+  const int64_t nq = d.B * d.T * d.NH * d.D, nkv = d.B * d.T * d.NKV * d.D;
+  const auto q32 = widen(*this, q, nq), k32 = widen(*this, k, nkv), v32 = widen(*this, v, nkv);
+  std::vector<float> o32(static_cast<size_t>(nq));
+  attention_forward(o32.data(), lse, probs, q32.data(), k32.data(), v32.data(), d);
+  to_bf16(out, o32.data(), nq);
+}
+
+void CpuBackend::attention_backward_bf16(float* dq, float* dk, float* dv, const float* dout, const void* q,
+                                         const void* k, const void* v, const void* out, const float* lse,
+                                         const float* probs, const AttentionDims& d) {
+  const int64_t nq = d.B * d.T * d.NH * d.D, nkv = d.B * d.T * d.NKV * d.D;
+  const auto q32 = widen(*this, q, nq), k32 = widen(*this, k, nkv), v32 = widen(*this, v, nkv);
+  const auto o32 = widen(*this, out, nq);
+  attention_backward(dq, dk, dv, dout, q32.data(), k32.data(), v32.data(), o32.data(), lse, probs, d);
 }
 
 }  // namespace meshplan::exec

@@ -95,4 +95,41 @@ void CudaBackend::attention_backward(float* dq, float* dk, float* dv, const floa
 #endif
 }
 
+void CudaBackend::attention_forward_bf16(void* out, float* lse, float* probs, const void* q, const void* k,
+                                         const void* v, const AttentionDims& d) {
+  if (d.B * d.T * d.NH == 0) return;
+  if (probs != nullptr || !attention_uses_cudnn(d)) {
+    Backend::attention_forward_bf16(out, lse, probs, q, k, v, d);  // widened, fp32 kernels
+    return;
+  }
+#ifdef MESHPLAN_HAVE_CUDNN
+  Tensor ws(*this, DType::BF16, {(cudnn_->forward_workspace_bytes(d) + 1) / 2});
+  cudnn_->forward(out, lse, q, k, v, d, ws.empty() ? nullptr : ws.data());
+#endif
+}
+
+void CudaBackend::attention_backward_bf16(float* dq, float* dk, float* dv, const float* dout, const void* q,
+                                          const void* k, const void* v, const void* out, const float* lse,
+                                          const float* probs, const AttentionDims& d) {
+  (void)probs;  // kept probabilities are never read on CUDA: recomputed from lse
+  if (d.B * d.T * d.NH == 0) return;
+  if (!attention_uses_cudnn(d)) {
+    Backend::attention_backward_bf16(dq, dk, dv, dout, q, k, v, out, lse, probs, d);
+    return;
+  }
+#ifdef MESHPLAN_HAVE_CUDNN
+  // Only dO (fp32 from the wo GEMM) is copied in, and dq, dk, dv out: 2 bytes per element each.
+  const int64_t nq = q_elems(d), nkv = kv_elems(d);
+  Tensor dob(*this, DType::BF16, {nq});
+  cuda::to_bf16(stream_, dob.data(), dout, nq);
+  Tensor dqb(*this, DType::BF16, {nq}), dkb(*this, DType::BF16, {nkv}), dvb(*this, DType::BF16, {nkv});
+  Tensor ws(*this, DType::BF16, {(cudnn_->backward_workspace_bytes(d) + 1) / 2});
+  cudnn_->backward(dqb.data(), dkb.data(), dvb.data(), dob.data(), q, k, v, out, lse, d,
+                   ws.empty() ? nullptr : ws.data());
+  cuda::from_bf16(stream_, dq, dqb.data(), nq);
+  cuda::from_bf16(stream_, dk, dkb.data(), nkv);
+  cuda::from_bf16(stream_, dv, dvb.data(), nkv);
+#endif
+}
+
 }  // namespace meshplan::exec

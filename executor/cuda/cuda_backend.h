@@ -79,6 +79,14 @@ class CudaBackend : public Backend {
                           const float* probs, const AttentionDims& d) override;
   /// Both attention paths recompute the softmax from lse (flash style).
   bool attention_backward_reads_probs() const override { return false; }
+  /// Where cuDNN's SDPA runs (its q, k, v, o, dO are bf16 anyway): q, k, v and out stay bf16.
+  bool keeps_bf16_attention_stash(const AttentionDims& d) override { return attention_uses_cudnn(d); }
+  /// cuDNN on the bf16 tensors as they are (no copies); elsewhere Backend's widening default.
+  void attention_forward_bf16(void* out, float* lse, float* probs, const void* q, const void* k, const void* v,
+                              const AttentionDims& d) override;
+  void attention_backward_bf16(float* dq, float* dk, float* dv, const float* dout, const void* q, const void* k,
+                               const void* v, const void* out, const float* lse, const float* probs,
+                               const AttentionDims& d) override;
   /// Whether this shape runs on cuDNN's fused SDPA (options say cudnn, the build has it, and
   /// cuDNN has an engine for it); otherwise the fp32 reference kernels run.
   bool attention_uses_cudnn(const AttentionDims& d);

@@ -45,18 +45,29 @@ void attention_forward_half(const LayerContext& ctx, const LayerWeights& w, cons
   gathered.reset();
   rope(ctx, st.q.f32(), d.nh, false);
   rope(ctx, st.k.f32(), d.nkv, false);
-  st.att = Tensor(be, DType::F32, {d.N, d.qd()});
   st.lse = Tensor(be, DType::F32, {d.B, d.nh, d.T});
-  if (cp_of(ctx).active()) {  // ring attention: the softmax is never kept whole
+  if (!cp_of(ctx).active() && be.keeps_bf16_attention_stash(d.attention())) {
+    // q, k, v and the output kept as the bf16 the attention reads and writes (gemm_stash.h).
+    st.q = narrow_to_bf16(be, std::move(st.q));
+    st.k = narrow_to_bf16(be, std::move(st.k));
+    st.v = narrow_to_bf16(be, std::move(st.v));
+    st.att = Tensor(be, DType::BF16, {d.N, d.qd()});
+    if (keep_probs) st.probs = Tensor(be, DType::F32, {d.B, d.nh, d.T, d.T});
+    be.attention_forward_bf16(st.att.data(), st.lse.f32(), keep_probs ? st.probs.f32() : nullptr, st.q.data(),
+                              st.k.data(), st.v.data(), d.attention());
+  } else if (cp_of(ctx).active()) {  // ring attention: the softmax is never kept whole
+    st.att = Tensor(be, DType::F32, {d.N, d.qd()});
     cp_attention_forward(be, cp_of(ctx), st.att.f32(), st.lse.f32(), st.q.f32(), st.k.f32(),
                          st.v.f32(), d.cp_attention());
   } else {
+    st.att = Tensor(be, DType::F32, {d.N, d.qd()});
     if (keep_probs) st.probs = Tensor(be, DType::F32, {d.B, d.nh, d.T, d.T});
     be.attention_forward(st.att.f32(), st.lse.f32(), keep_probs ? st.probs.f32() : nullptr,
                          st.q.f32(), st.k.f32(), st.v.f32(), d.attention());
   }
   Tensor o_part(be, DType::F32, {d.N, d.C});  // partial sums over this rank's heads
-  be.gemm(false, true, d.N, d.C, d.qd(), 1.0f, st.att.f32(), w.wo, 0.0f, o_part.f32());
+  be.gemm_typed(false, true, d.N, d.C, d.qd(), 1.0f, GemmOperand::of(st.att), GemmOperand::f32(w.wo), 0.0f,
+                o_part.f32());
   Tensor reduced;
   const float* o = ctx.tp.reduce_partial(o_part.f32(), reduced);  // (Nl, C)
   st.x_mid = Tensor(be, DType::F32, {d.Nl, d.C});
@@ -73,7 +84,8 @@ void attention_backward_half(const LayerContext& ctx, const LayerWeights& w, con
   {
     GemmOperandReuse reuse(be);  // dfull feeds both
     be.gemm(false, false, d.N, d.qd(), d.C, 1.0f, dfull, w.wo, 0.0f, datt.f32());
-    be.gemm(true, false, d.C, d.qd(), d.N, 1.0f, dfull, st.att.f32(), 1.0f, g.wo);  // (C, qd)
+    be.gemm_typed(true, false, d.C, d.qd(), d.N, 1.0f, GemmOperand::f32(dfull), GemmOperand::of(st.att), 1.0f,
+                  g.wo);  // (C, qd)
   }
   gathered.reset();
   Tensor dq(be, DType::F32, {d.N, d.qd()});
@@ -82,6 +94,10 @@ void attention_backward_half(const LayerContext& ctx, const LayerWeights& w, con
   if (cp_of(ctx).active()) {
     cp_attention_backward(be, cp_of(ctx), dq.f32(), dk.f32(), dv.f32(), datt.f32(), st.q.f32(),
                           st.k.f32(), st.v.f32(), st.att.f32(), st.lse.f32(), d.cp_attention());
+  } else if (st.q.dtype() == DType::BF16) {
+    be.attention_backward_bf16(dq.f32(), dk.f32(), dv.f32(), datt.f32(), st.q.data(), st.k.data(), st.v.data(),
+                               st.att.data(), st.lse.f32(), st.probs.empty() ? nullptr : st.probs.f32(),
+                               d.attention());
   } else {
     be.attention_backward(dq.f32(), dk.f32(), dv.f32(), datt.f32(), st.q.f32(), st.k.f32(),
                           st.v.f32(), st.att.f32(), st.lse.f32(), st.probs.empty() ? nullptr : st.probs.f32(),

@@ -5,12 +5,16 @@
 
 namespace meshplan::exec {
 
-Tensor keep_gemm_input(Backend& be, Tensor x) {
+Tensor narrow_to_bf16(Backend& be, Tensor x) {
   assert(x.dtype() == DType::F32);
-  if (!be.keeps_bf16_gemm_stash()) return x;
   Tensor narrow(be, DType::BF16, x.shape());
   be.to_bf16(narrow.data(), x.f32(), x.numel());
   return narrow;
+}
+
+Tensor keep_gemm_input(Backend& be, Tensor x) {
+  if (!be.keeps_bf16_gemm_stash()) return x;
+  return narrow_to_bf16(be, std::move(x));
 }
 
 GemmOperand stash_column_input(TpOps& tp, Backend& be, Tensor local, Tensor& stash, Tensor& gathered) {

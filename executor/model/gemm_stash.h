@@ -1,12 +1,16 @@
-// The GEMM-only activations a layer keeps for backward (h1 and h2, the normed inputs of the
-// column-parallel GEMMs; act, the SwiGLU output the down projection reads), in bf16 when the
-// backend rounds every GEMM input to bf16 anyway: half the bytes, the same values.
+// The activations a layer keeps for backward whose every reader rounds them to bf16, kept as bf16:
+// h1 and h2 (the normed inputs of the column-parallel GEMMs) and act (the SwiGLU output the down
+// projection reads) when the backend's GEMMs round their inputs, q, k, v and the attention output
+// when its attention does (cuDNN). Half the bytes, the same values.
 #pragma once
 #include "executor/backend.h"
 #include "executor/model/tp_ops.h"
 #include "executor/tensor.h"
 
 namespace meshplan::exec {
+
+/// `x` rounded to bf16 in a new tensor of the same shape; the fp32 tensor is freed on return.
+Tensor narrow_to_bf16(Backend& be, Tensor x);
 
 /// The stash form of the fp32 GEMM input `x`: its bf16 rounding in a new tensor of the same shape
 /// when the backend keeps a bf16 stash (Backend::keeps_bf16_gemm_stash: its GEMMs would round x to

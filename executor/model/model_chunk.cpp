@@ -174,13 +174,15 @@ uint64_t ModelChunk::stash_bytes_per_micro_batch() const {
   const LayerDims& d = rt_->dims;
   const int64_t resid = d.Nl * d.C;
   int64_t total = resid;  // the chunk's input copy
-  int64_t narrow = 0;     // of which kept in bf16: h1, h2 and act (executor/model/gemm_stash.h)
+  int64_t narrow = 0;     // of which kept in bf16: h1, h2, act, q, k, v, att (model/gemm_stash.h)
   const bool bf16_stash = backend_.keeps_bf16_gemm_stash();
+  const bool bf16_attention = !groups_.cp.active() && backend_.keeps_bf16_attention_stash(d.attention());
   for (int i = 0; i < spec_.num_layers; ++i) {
     int64_t layer = resid;  // the layer's output (the next layer's input)
     if (spec_.recompute != Recompute::Full) {
       layer += 2 * d.Nl + 3 * resid;                     // rstd1, rstd2, h1, x_mid, h2
       layer += d.N * (2 * d.qd() + 2 * d.kvd());         // q, k, v, att
+      if (bf16_attention) narrow += d.N * (2 * d.qd() + 2 * d.kvd());
       layer += d.B * d.nh * d.T;                         // lse
       if (rt_->offsets[i].moe()) {
         // recv_x, gate, up, act of the rows this rank's experts receive (balanced routing:

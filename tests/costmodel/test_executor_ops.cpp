@@ -142,3 +142,41 @@ TEST_CASE("executor ops: the bf16 GEMM-input stash knob saves its bytes per laye
   CHECK(s2.forward - g2.forward == Approx(6.0 * 8 * 2048 * 2048));
   CHECK(g2.backward - s2.backward == Approx(6.0 * 8 * 2048 * (5632 / 2.0 - 2048)));
 }
+
+TEST_CASE("executor ops: the bf16 attention stash knob saves q, k, v and out and their copies around cuDNN") {
+  Problem p = meshplan_test::problem(tinyllama(), 1, 8, 2048);
+  p.job.dtype = "fp32";
+  ParallelConfig c;
+  c.micro_batch_size = 8;
+  c.num_micro_batches = 1;
+  p.job.knobs.executor_ops = FrameworkKnobs::ExecutorOps::Fp32Bf16Attention;
+  p.job.knobs.executor_gemm_copies = true;
+  const double T = 8.0 * 2048, Q = 2048, K = 256;  // 32 heads and 4 kv heads of 64
+  const double saving = executor_bf16_attention_saving_bytes(p.model, 8, 2048, 1, 4.0);
+  CHECK(saving == 2.0 * T * (2 * Q + 2 * K));  // 151.0 MB per layer
+  const StepEstimate wide = estimate_step(p, c);
+  const LayerCompute wide_layer = layer_compute(p, c);
+  p.job.knobs.executor_bf16_attention_stash = true;
+  const StepEstimate narrow = estimate_step(p, c);
+  const LayerCompute narrow_layer = layer_compute(p, c);
+  CHECK(wide.memory.activations_bytes - narrow.memory.activations_bytes ==
+        Approx(p.model.num_layers * saving).epsilon(1e-9));
+  CHECK(narrow_layer.forward_s < wide_layer.forward_s);
+  CHECK(narrow_layer.backward_input_s < wide_layer.backward_input_s);
+  // Element-wise copies around cuDNN: o out no longer (forward 6Q), q, k, v, o in no longer (backward
+  // 12Q + 12K); wo's GEMMs read the output as it is (Q each way).
+  const EagerBytes x = executor_op_bytes(p.model, 8, 2048, 1, false, true);
+  const EagerBytes y = executor_op_bytes(p.model, 8, 2048, 1, false, true, true);
+  CHECK(x.forward - y.forward == Approx(T * 6 * Q));
+  CHECK(x.backward - y.backward == Approx(T * (12 * Q + 12 * K)));
+  const EagerBytes g = executor_gemm_copy_bytes(p.model, 8, 2048, 1, false, false, true);
+  const EagerBytes h = executor_gemm_copy_bytes(p.model, 8, 2048, 1);
+  CHECK(h.forward - g.forward == Approx(6.0 * T * Q));
+  CHECK(h.backward - g.backward == Approx(6.0 * T * Q));
+  // Under context parallelism the model keeps them in fp32 (the ring attention's own kernels).
+  c.cp = 2;
+  p.job.knobs.executor_bf16_attention_stash = false;
+  const StepEstimate cp_wide = estimate_step(p, c);
+  p.job.knobs.executor_bf16_attention_stash = true;
+  CHECK(estimate_step(p, c).memory.activations_bytes == cp_wide.memory.activations_bytes);
+}

@@ -36,6 +36,25 @@ Outs run(Backend& be, const AttentionDims& d, uint64_t seed) {
   return Outs{download(be, out), download(be, lse), download(be, dq), download(be, dk), download(be, dv)};
 }
 
+// The same attention through the bf16 entry points (the model's bf16 attention stash): q, k, v
+// rounded once by to_bf16, the output written in bf16 and widened here to compare.
+Outs run_bf16(Backend& be, const AttentionDims& d, uint64_t seed) {
+  const int64_t nq = d.B * d.T * d.NH * d.D, nkv = d.B * d.T * d.NKV * d.D;
+  Tensor tq = upload(be, randn(nq, seed, 1.5f)), tk = upload(be, randn(nkv, seed + 1, 1.5f));
+  Tensor tv = upload(be, randn(nkv, seed + 2)), tdo = upload(be, randn(nq, seed + 3));
+  Tensor q16(be, DType::BF16, {nq}), k16(be, DType::BF16, {nkv}), v16(be, DType::BF16, {nkv});
+  be.to_bf16(q16.data(), tq.f32(), nq);
+  be.to_bf16(k16.data(), tk.f32(), nkv);
+  be.to_bf16(v16.data(), tv.f32(), nkv);
+  Tensor o16(be, DType::BF16, {nq}), out(be, DType::F32, {nq}), lse(be, DType::F32, {d.B * d.NH * d.T});
+  Tensor dq(be, DType::F32, {nq}), dk(be, DType::F32, {nkv}), dv(be, DType::F32, {nkv});
+  be.attention_forward_bf16(o16.data(), lse.f32(), nullptr, q16.data(), k16.data(), v16.data(), d);
+  be.attention_backward_bf16(dq.f32(), dk.f32(), dv.f32(), tdo.f32(), q16.data(), k16.data(), v16.data(),
+                             o16.data(), lse.f32(), nullptr, d);
+  be.from_bf16(out.f32(), o16.data(), nq);
+  return Outs{download(be, out), download(be, lse), download(be, dq), download(be, dk), download(be, dv)};
+}
+
 bool uses_cudnn(Backend& be, const AttentionDims& d) {
 #ifdef MESHPLAN_HAVE_CUDA
   return dynamic_cast<CudaBackend&>(be).attention_uses_cudnn(d);
@@ -89,6 +108,22 @@ TEST_CASE("cudnn attention with the deterministic option repeats its bits", "[cu
   auto gpu = cuda_backend(GemmPrecision::Fp32, CudaAttention::Cudnn, true);
   const AttentionDims d{2, 300, 8, 2, 64};
   const Outs a = run(*gpu, d, 31), b = run(*gpu, d, 31);
+  CHECK(identical(a.out, b.out));
+  CHECK(identical(a.lse, b.lse));
+  CHECK(identical(a.dq, b.dq));
+  CHECK(identical(a.dk, b.dk));
+  CHECK(identical(a.dv, b.dv));
+}
+
+TEST_CASE("cudnn attention on bf16 tensors gives the fp32 entry points' bits", "[cuda][attention][cudnn][bf16]") {
+  // The fp32 entry points round q, k, v, o and dO to bf16 around cuDNN; the bf16 ones take them as
+  // they are. Same rounded inputs, same graphs (deterministic backward): the same bits.
+  auto gpu = cuda_backend(GemmPrecision::Bf16Copy, CudaAttention::Cudnn, true);
+  const AttentionDims d{2, 300, 8, 2, 64};
+  // Without cuDNN (a build without it) the model must never take the bf16 path.
+  REQUIRE(gpu->keeps_bf16_attention_stash(d) == uses_cudnn(*gpu, d));
+  if (!uses_cudnn(*gpu, d)) return;
+  const Outs a = run(*gpu, d, 41), b = run_bf16(*gpu, d, 41);
   CHECK(identical(a.out, b.out));
   CHECK(identical(a.lse, b.lse));
   CHECK(identical(a.dq, b.dq));

@@ -1,7 +1,8 @@
-// Under bf16 GEMM inputs the layers keep h1, h2 and act as bf16 (executor/model/gemm_stash.h): every
-// loss and gradient equals the run that keeps them in fp32 (CpuOptions::fp32_gemm_stash, the plain
-// twin) bit for bit, at every TP / SP / recompute split, and the stash shrinks by exactly their
-// 2 bytes per element, as ModelChunk::stash_bytes_per_micro_batch and the cost model say.
+// Under bf16 GEMM inputs and attention the layers keep h1, h2, act, q, k, v and the attention output
+// as bf16 (executor/model/gemm_stash.h): every loss and gradient equals the run that keeps them in
+// fp32 (CpuOptions::fp32_stash, the plain twin) bit for bit, at every TP / SP / recompute split,
+// and the stash shrinks by exactly their 2 bytes per element, as ModelChunk::
+// stash_bytes_per_micro_batch and the cost model say.
 #include <catch2/catch.hpp>
 
 #include "costmodel/executor_stash.h"
@@ -20,7 +21,7 @@ constexpr int64_t kB = 2, kT = 16, kLayers = 2;
 CpuOptions bf16(bool fp32_stash) {
   CpuOptions o;
   o.bf16_emulation = true;
-  o.fp32_gemm_stash = fp32_stash;
+  o.fp32_stash = fp32_stash;
   return o;
 }
 
@@ -49,7 +50,7 @@ Held forward_held(const CpuOptions& o, Recompute rc) {
 
 }  // namespace
 
-TEST_CASE("bf16 GEMM-input stash: the same losses and gradients as the fp32 stash, bit for bit",
+TEST_CASE("bf16 stash: the same losses and gradients as the fp32 stash, bit for bit",
           "[executor][bf16][stash]") {
   const ModelSpec m = exec_test::tiny_llama(kLayers);
   const int M = 2;
@@ -78,20 +79,24 @@ TEST_CASE("bf16 GEMM-input stash: the same losses and gradients as the fp32 stas
   }
 }
 
-TEST_CASE("bf16 GEMM-input stash: held bytes match the stash count and the cost model's saving",
+TEST_CASE("bf16 stash: held bytes match the stash count and the cost model's saving",
           "[executor][bf16][stash]") {
   const ModelSpec m = exec_test::tiny_llama(kLayers);
   const double N = kB * kT, C = static_cast<double>(m.hidden_size), f = static_cast<double>(m.intermediate_size);
+  const double Q = static_cast<double>(m.num_heads * m.head_dim()), K = static_cast<double>(m.num_kv_heads * m.head_dim());
   for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
     INFO(to_string(rc));
     const Held narrow = forward_held(bf16(false), rc), wide = forward_held(bf16(true), rc);
     CHECK(narrow.measured == narrow.expected);
     CHECK(wide.measured == wide.expected);
-    // h1, h2 (N, C) and act (N, f) per layer at 2 bytes instead of 4; nothing under full recompute.
-    const double saved = rc == Recompute::Full ? 0.0 : kLayers * 2.0 * (2.0 * N * C + N * f);
+    // h1, h2 (N, C), act (N, f), q and att (N, Q), k and v (N, K) per layer at 2 bytes instead of 4;
+    // nothing under full recompute (only the layer input is kept).
+    const double saved = rc == Recompute::Full ? 0.0 : kLayers * 2.0 * (2.0 * N * C + N * f + N * (2.0 * Q + 2.0 * K));
     CHECK(static_cast<double>(wide.measured - narrow.measured) == saved);
   }
   CHECK(executor_bf16_stash_saving_bytes(m, kB, kT, 1, false, 4.0) == 2.0 * (2.0 * N * C + N * f));
+  CHECK(executor_bf16_attention_saving_bytes(m, kB, kT, 1, 4.0) == 2.0 * N * (2.0 * Q + 2.0 * K));
+  CHECK(executor_bf16_attention_saving_bytes(m, kB, kT, 2, 4.0) == N * (2.0 * Q + 2.0 * K));
   // fp32 activations only: a 16-bit job has nothing to save.
   CHECK(executor_bf16_stash_saving_bytes(m, kB, kT, 1, false, 2.0) == 0.0);
   // Sequence parallelism: h1 and h2 are row shards.
