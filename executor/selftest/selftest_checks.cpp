@@ -3,6 +3,7 @@
 // 1e-6 for copies and elementwise ops (fused multiply-add may round once instead of twice), 1e-9 for
 // double-precision reductions, 1e-5 for fp32 kernels with transcendental functions or a different
 // summation order, 1e-4 for attention (online softmax vs two-pass), options.gemm_tolerance for GEMMs.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -227,6 +228,42 @@ Rows check_attention(Twin& t, const AttentionDims& d, bool with_probs, const Sel
           compare_outputs("attention backward dv" + tag, s, dv[0], dv[1], o.attention_grad_tolerance, 1.0)};
 }
 
+// The bf16 entry points the model's bf16 attention stash calls (q, k, v and out in bf16): the same
+// rounded inputs on both backends. The bf16 output may differ by one bf16 step where the two fp32
+// results straddle a rounding boundary: at least 2^-7 relative.
+Rows check_attention_bf16(Twin& t, const AttentionDims& d, const SelftestOptions& o) {
+  const int64_t nq = d.B * d.T * d.NH * d.D, nkv = d.B * d.T * d.NKV * d.D;
+  const auto q = randn(nq, 74, 1.5f), k = randn(nkv, 75, 1.5f), v = randn(nkv, 76), dout = randn(nq, 77);
+  std::vector<float> out[2], lse[2], dq[2], dk[2], dv[2];
+  Backend* bes[2] = {&t.dev, &t.ref};
+  for (int i = 0; i < 2; ++i) {
+    Backend& be = *bes[i];
+    Tensor tq = t.on(be, q), tk = t.on(be, k), tv = t.on(be, v), tdo = t.on(be, dout);
+    Tensor q16(be, DType::BF16, {nq}), k16(be, DType::BF16, {nkv}), v16(be, DType::BF16, {nkv});
+    be.to_bf16(q16.data(), tq.f32(), nq);
+    be.to_bf16(k16.data(), tk.f32(), nkv);
+    be.to_bf16(v16.data(), tv.f32(), nkv);
+    Tensor o16(be, DType::BF16, {nq}), o32(be, DType::F32, {nq}), l(be, DType::F32, {d.B * d.NH * d.T});
+    Tensor gq(be, DType::F32, {nq}), gk(be, DType::F32, {nkv}), gv(be, DType::F32, {nkv});
+    be.attention_forward_bf16(o16.data(), l.f32(), nullptr, q16.data(), k16.data(), v16.data(), d);
+    be.attention_backward_bf16(gq.f32(), gk.f32(), gv.f32(), tdo.f32(), q16.data(), k16.data(), v16.data(),
+                               o16.data(), l.f32(), nullptr, d);
+    be.from_bf16(o32.f32(), o16.data(), nq);
+    out[i] = Twin::get(be, o32);
+    lse[i] = Twin::get(be, l);
+    dq[i] = Twin::get(be, gq);
+    dk[i] = Twin::get(be, gk);
+    dv[i] = Twin::get(be, gv);
+  }
+  const std::string s = dims({{"B", d.B}, {"T", d.T}, {"NH", d.NH}, {"NKV", d.NKV}, {"D", d.D}});
+  const double out_tol = std::max(o.attention_tolerance, 1.0 / 128.0);
+  return {compare_outputs("attention forward out (bf16 tensors)", s, out[0], out[1], out_tol),
+          compare_outputs("attention forward lse (bf16 tensors)", s, lse[0], lse[1], o.attention_lse_tolerance),
+          compare_outputs("attention backward dq (bf16 tensors)", s, dq[0], dq[1], o.attention_grad_tolerance, 1.0),
+          compare_outputs("attention backward dk (bf16 tensors)", s, dk[0], dk[1], o.attention_grad_tolerance, 1.0),
+          compare_outputs("attention backward dv (bf16 tensors)", s, dv[0], dv[1], o.attention_grad_tolerance, 1.0)};
+}
+
 Rows check_swiglu(Twin& t) {
   const int64_t n = 10007;
   const auto g = randn(n, 80, 2.0f), u = randn(n, 81), dout = randn(n, 82);
@@ -316,6 +353,7 @@ SelftestReport run_backend_selftest(Backend& device, Backend& reference, const S
       [&](Twin& t) { return check_attention(t, AttentionDims{3, 1, 2, 1, 8}, false, options); },
       // A model-like shape (head dim 64, GQA 4:1, several 64-row tiles): cuDNN's main path.
       [&](Twin& t) { return check_attention(t, AttentionDims{2, 200, 8, 2, 64}, false, options); },
+      [&](Twin& t) { return check_attention_bf16(t, AttentionDims{2, 200, 8, 2, 64}, options); },
       check_swiglu, check_cross_entropy, check_adamw};
   for (const auto& extra : options.extra) checks.push_back([&](Twin& t) { return extra(t.dev, t.ref); });
   SelftestReport report;
