@@ -15,6 +15,7 @@
 #include "costmodel/eager_elementwise.h"
 #include "costmodel/eager_llama_ops.h"
 #include "costmodel/executor_ops.h"
+#include "costmodel/executor_stash.h"
 #include "costmodel/fp8.h"
 #include "costmodel/fp8_rowwise.h"
 #include "costmodel/flops.h"
@@ -120,6 +121,16 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
                                                     cfg.sequence_parallel, attention_stash);
       forward_bytes += g.forward;
       backward_bytes += g.backward;
+    }
+    // The kernels writing the bf16 stash directly replace the narrowing passes counted above, which
+    // exist only with bf16-copy GEMMs and cuDNN's copies (the CPU emulation counts neither).
+    const bool fused_gemm = p.job.knobs.executor_gemm_copies && p.job.knobs.executor_bf16_gemm_stash;
+    const bool fused_attention = attention_stash && p.job.knobs.executor_ops == ExecutorOps::Fp32Bf16Attention;
+    if (fused_gemm || fused_attention) {
+      const EagerBytes fused = executor_fused_bf16_saving_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel,
+                                                                fused_gemm, fused_attention);
+      forward_bytes -= fused.forward;
+      backward_bytes -= fused.backward;
     }
     ew_forward = memory_bound_time_s(hw, forward_bytes);
     ew_backward = memory_bound_time_s(hw, backward_bytes);

@@ -53,4 +53,27 @@ void Backend::attention_backward_bf16(float* dq, float* dk, float* dv, const flo
                      widened_bf16(*this, out, q_elements(d), o32), lse, probs, d);
 }
 
+// The fused kernels' plain twins: the fp32 kernel into a temporary, then to_bf16.
+void Backend::rmsnorm_forward_bf16(void* out, float* rstd, const float* x, const float* w, int64_t N, int64_t C,
+                                   float eps) {
+  Tensor wide(*this, DType::F32, {N * C});
+  rmsnorm_forward(wide.f32(), rstd, x, w, N, C, eps);
+  to_bf16(out, wide.f32(), N * C);
+}
+
+void Backend::swiglu_forward_bf16(void* out, const float* gate, const float* up, int64_t n) {
+  Tensor wide(*this, DType::F32, {n});
+  swiglu_forward(wide.f32(), gate, up, n);
+  to_bf16(out, wide.f32(), n);
+}
+
+void Backend::rope_forward_bf16(void* out, const float* x, int64_t B, int64_t T, int64_t H, int64_t D,
+                                float theta) {
+  const int64_t n = B * T * H * D;
+  Tensor wide(*this, DType::F32, {n});
+  copy(wide.data(), x, static_cast<uint64_t>(n) * 4);
+  rope_forward(wide.f32(), B, T, H, D, theta);
+  to_bf16(out, wide.f32(), n);
+}
+
 }  // namespace meshplan::exec

@@ -87,6 +87,16 @@ class Backend {
   /// emulation (unless CpuOptions::fp32_stash) and CUDA's `bf16-copy`. Default: no.
   virtual bool keeps_bf16_gemm_stash() const { return false; }
 
+  // ---- the same kernels writing a bf16 output (the bf16 stash: no fp32 copy, no narrowing pass) ----
+  /// out (N, C) bf16 = the rounding of rmsnorm_forward's fp32 out; rstd fp32 as there.
+  virtual void rmsnorm_forward_bf16(void* out, float* rstd, const float* x, const float* w, int64_t N, int64_t C,
+                                    float eps);
+  /// out (n) bf16 = the rounding of swiglu_forward's fp32 out.
+  virtual void swiglu_forward_bf16(void* out, const float* gate, const float* up, int64_t n);
+  /// out (B, T, H, D) bf16 = the rounding of rope_forward applied to a copy of x (x unchanged).
+  virtual void rope_forward_bf16(void* out, const float* x, int64_t B, int64_t T, int64_t H, int64_t D,
+                                 float theta);
+
   // ---- bf16 storage ----
   /// dst (n bf16) = src (n fp32) rounded to nearest even.
   virtual void to_bf16(void* dst, const float* src, int64_t n) = 0;

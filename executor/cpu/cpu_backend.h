@@ -35,6 +35,11 @@ class CpuBackend : public Backend {
   void attention_backward_bf16(float* dq, float* dk, float* dv, const float* dout, const void* q, const void* k,
                                const void* v, const void* out, const float* lse, const float* probs,
                                const AttentionDims& d) override;
+  void rmsnorm_forward_bf16(void* out, float* rstd, const float* x, const float* w, int64_t N, int64_t C,
+                            float eps) override;
+  void swiglu_forward_bf16(void* out, const float* gate, const float* up, int64_t n) override;
+  void rope_forward_bf16(void* out, const float* x, int64_t B, int64_t T, int64_t H, int64_t D,
+                         float theta) override;
   void to_bf16(void* dst, const float* src, int64_t n) override;
   void from_bf16(float* dst, const void* src, int64_t n) override;
 

@@ -61,4 +61,27 @@ void CpuBackend::attention_backward_bf16(float* dq, float* dk, float* dv, const 
   attention_backward(dq, dk, dv, dout, q32.data(), k32.data(), v32.data(), o32.data(), lse, probs, d);
 }
 
+// The kernels with a bf16 output: the fp32 kernel (virtual: the emulation's rounding too) into host
+// scratch, then narrowed; a GPU writes the bf16 output directly.
+void CpuBackend::rmsnorm_forward_bf16(void* out, float* rstd, const float* x, const float* w, int64_t N, int64_t C,
+                                      float eps) {
+  std::vector<float> wide(static_cast<size_t>(N * C));
+  rmsnorm_forward(wide.data(), rstd, x, w, N, C, eps);
+  to_bf16(out, wide.data(), N * C);
+}
+
+void CpuBackend::swiglu_forward_bf16(void* out, const float* gate, const float* up, int64_t n) {
+  std::vector<float> wide(static_cast<size_t>(n));
+  swiglu_forward(wide.data(), gate, up, n);
+  to_bf16(out, wide.data(), n);
+}
+
+void CpuBackend::rope_forward_bf16(void* out, const float* x, int64_t B, int64_t T, int64_t H, int64_t D,
+                                   float theta) {
+  const int64_t n = B * T * H * D;
+  std::vector<float> wide(x, x + n);
+  rope_forward(wide.data(), B, T, H, D, theta);
+  to_bf16(out, wide.data(), n);
+}
+
 }  // namespace meshplan::exec

@@ -103,6 +103,10 @@ void CudaBackend::rmsnorm_forward(float* out, float* rstd, const float* x, const
                                   int64_t N, int64_t C, float eps) {
   cuda::rmsnorm_forward(stream_, out, rstd, x, w, N, C, eps);
 }
+void CudaBackend::rmsnorm_forward_bf16(void* out, float* rstd, const float* x, const float* w, int64_t N,
+                                       int64_t C, float eps) {
+  cuda::rmsnorm_forward_bf16(stream_, out, rstd, x, w, N, C, eps);
+}
 void CudaBackend::rmsnorm_backward(float* dx, float* dw, const float* dout, const float* x,
                                    const float* w, const float* rstd, int64_t N, int64_t C) {
   if (N <= 0 || C <= 0) return;
@@ -114,6 +118,11 @@ void CudaBackend::rope_forward(float* x, int64_t B, int64_t T, int64_t H, int64_
   assert(D % 2 == 0);
   cuda::rope(stream_, x, B, T, H, D, theta, 1.0f);
 }
+void CudaBackend::rope_forward_bf16(void* out, const float* x, int64_t B, int64_t T, int64_t H, int64_t D,
+                                    float theta) {
+  assert(D % 2 == 0);
+  cuda::rope_forward_bf16(stream_, out, x, B, T, H, D, theta);
+}
 void CudaBackend::rope_backward(float* dx, int64_t B, int64_t T, int64_t H, int64_t D, float theta) {
   assert(D % 2 == 0);
   cuda::rope(stream_, dx, B, T, H, D, theta, -1.0f);  // a rotation's transpose is its inverse
@@ -121,6 +130,9 @@ void CudaBackend::rope_backward(float* dx, int64_t B, int64_t T, int64_t H, int6
 
 void CudaBackend::swiglu_forward(float* out, const float* gate, const float* up, int64_t n) {
   cuda::swiglu_forward(stream_, out, gate, up, n);
+}
+void CudaBackend::swiglu_forward_bf16(void* out, const float* gate, const float* up, int64_t n) {
+  cuda::swiglu_forward_bf16(stream_, out, gate, up, n);
 }
 void CudaBackend::swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate,
                                   const float* up, int64_t n) {

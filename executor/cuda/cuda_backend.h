@@ -70,6 +70,12 @@ class CudaBackend : public Backend {
                        int64_t C, float eps) override;
   void rmsnorm_backward(float* dx, float* dw, const float* dout, const float* x, const float* w,
                         const float* rstd, int64_t N, int64_t C) override;
+  /// One pass each (norm_embed_rope.cu, elementwise.cu): the fp32 value rounded on store.
+  void rmsnorm_forward_bf16(void* out, float* rstd, const float* x, const float* w, int64_t N, int64_t C,
+                            float eps) override;
+  void rope_forward_bf16(void* out, const float* x, int64_t B, int64_t T, int64_t H, int64_t D,
+                         float theta) override;
+  void swiglu_forward_bf16(void* out, const float* gate, const float* up, int64_t n) override;
   void rope_forward(float* x, int64_t B, int64_t T, int64_t H, int64_t D, float theta) override;
   void rope_backward(float* dx, int64_t B, int64_t T, int64_t H, int64_t D, float theta) override;
   void attention_forward(float* out, float* lse, float* probs, const float* q, const float* k,

@@ -61,6 +61,14 @@ __global__ void swiglu_forward_kernel(float* out, const float* gate, const float
   }
 }
 
+// The same fp32 value, rounded to bf16 on store (the bf16 stash's act).
+__global__ void swiglu_forward_bf16_kernel(__nv_bfloat16* out, const float* gate, const float* up, int64_t n) {
+  GRID_STRIDE_LOOP(i, n) {
+    const float g = gate[i];
+    out[i] = __float2bfloat16_rn(g * sigmoid(g) * up[i]);
+  }
+}
+
 __global__ void swiglu_backward_kernel(float* dgate, float* dup, const float* dout,
                                        const float* gate, const float* up, int64_t n) {
   GRID_STRIDE_LOOP(i, n) {
@@ -166,6 +174,12 @@ void swiglu_forward(cudaStream_t s, float* out, const float* gate, const float* 
   swiglu_forward_kernel<<<grid_for(n), kThreads, 0, s>>>(out, gate, up, n);
   CUDA_CHECK_LAUNCH();
 }
+void swiglu_forward_bf16(cudaStream_t s, void* out, const float* gate, const float* up, int64_t n) {
+  if (n <= 0) return;
+  swiglu_forward_bf16_kernel<<<grid_for(n), kThreads, 0, s>>>(static_cast<__nv_bfloat16*>(out), gate, up, n);
+  CUDA_CHECK_LAUNCH();
+}
+
 void swiglu_backward(cudaStream_t s, float* dgate, float* dup, const float* dout, const float* gate,
                      const float* up, int64_t n) {
   if (n <= 0) return;

@@ -26,6 +26,8 @@ void to_bf16(cudaStream_t s, void* out, const float* x, int64_t n);
 /// out (n) = float(x): exact (x holds n bf16 values).
 void from_bf16(cudaStream_t s, float* out, const void* x, int64_t n);
 void swiglu_forward(cudaStream_t s, float* out, const float* gate, const float* up, int64_t n);
+/// out (n bf16) = bf16(swiglu_forward's value), in one pass.
+void swiglu_forward_bf16(cudaStream_t s, void* out, const float* gate, const float* up, int64_t n);
 void swiglu_backward(cudaStream_t s, float* dgate, float* dup, const float* dout, const float* gate,
                      const float* up, int64_t n);
 void adamw(cudaStream_t s, float* param, const float* grad, float* m, float* v, int64_t n,
@@ -44,6 +46,12 @@ void embedding_forward(cudaStream_t s, float* out, const int32_t* tokens, const 
                        int64_t vocab_begin, int64_t Vl, int64_t N, int64_t C);
 void rmsnorm_forward(cudaStream_t s, float* out, float* rstd, const float* x, const float* w,
                      int64_t N, int64_t C, float eps);
+/// out (N, C bf16) = bf16(rmsnorm_forward's value), in one pass; rstd as there.
+void rmsnorm_forward_bf16(cudaStream_t s, void* out, float* rstd, const float* x, const float* w, int64_t N,
+                          int64_t C, float eps);
+/// out (B, T, H, D bf16) = bf16(the forward rotation of x), x unchanged.
+void rope_forward_bf16(cudaStream_t s, void* out, const float* x, int64_t B, int64_t T, int64_t H, int64_t D,
+                       float theta);
 /// Rows of the per-chunk dw partials rmsnorm_backward needs as scratch: (rows, C) floats.
 int64_t rmsnorm_dw_partial_rows(int64_t N);
 void rmsnorm_backward(cudaStream_t s, float* dx, float* dw, const float* dout, const float* x,

@@ -1,6 +1,8 @@
 // Embedding forward (vocab-parallel), RMSNorm forward/backward and rotary kernels of the CUDA
 // backend (the embedding backward is embedding_backward.cu). Accumulation orders follow the CPU
 // backend where it is cheap; every kernel is deterministic (no atomics).
+#include <cuda_bf16.h>
+
 #include "executor/cuda/kernel_util.cuh"
 #include "executor/cuda/launch.h"
 
@@ -21,8 +23,13 @@ __global__ void embedding_forward_kernel(float* out, const int32_t* tokens, cons
   }
 }
 
+__device__ __forceinline__ void store(float* p, float v) { *p = v; }
+__device__ __forceinline__ void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
+
 // Warp per row: rstd = 1 / sqrt(mean(x^2) + eps) with the sum of squares in double (as the CPU).
-__global__ void rmsnorm_forward_kernel(float* out, float* rstd, const float* x, const float* w,
+// Out is fp32, or bf16 rounded from the same fp32 value (the bf16 stash).
+template <class Out>
+__global__ void rmsnorm_forward_kernel(Out* out, float* rstd, const float* x, const float* w,
                                        int64_t N, int64_t C, float eps) {
   const int lane = threadIdx.x & 31;
   const int64_t n = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + (threadIdx.x >> 5);
@@ -33,8 +40,8 @@ __global__ void rmsnorm_forward_kernel(float* out, float* rstd, const float* x, 
   ss = warp_sum(ss);
   const float r = static_cast<float>(1.0 / sqrt(ss / static_cast<double>(C) + eps));
   if (lane == 0) rstd[n] = r;
-  float* on = out + n * C;
-  for (int64_t c = lane; c < C; c += 32) on[c] = xn[c] * r * w[c];
+  Out* on = out + n * C;
+  for (int64_t c = lane; c < C; c += 32) store(on + c, xn[c] * r * w[c]);
 }
 
 // Warp per row: dx += r w dy - (r^3 / C) (sum_j dy_j w_j x_j) x.
@@ -96,6 +103,27 @@ __global__ void rope_kernel(float* x, int64_t B, int64_t T, int64_t H, int64_t D
   }
 }
 
+// rope_kernel's forward rotation of x written, rounded to bf16, to out (x unchanged): the same
+// fp32 arithmetic, so out is to_bf16 of the in-place kernel's result bit for bit.
+__global__ void rope_to_bf16_kernel(__nv_bfloat16* out, const float* x, int64_t B, int64_t T, int64_t H,
+                                    int64_t D, float theta) {
+  const int64_t half = D / 2;
+  GRID_STRIDE_LOOP(idx, B * T * H * half) {
+    const int64_t i = idx % half;
+    const int64_t bth = idx / half;
+    const int64_t t = (bth / H) % T;
+    const double inv_freq = pow(static_cast<double>(theta), -2.0 * static_cast<double>(i) / static_cast<double>(D));
+    const double angle = static_cast<double>(t) * inv_freq;
+    double sd, cd;
+    sincos(angle, &sd, &cd);
+    const float c = static_cast<float>(cd), s = static_cast<float>(sd);
+    const float* p = x + bth * D;
+    const float x1 = p[i], x2 = p[i + half];
+    out[bth * D + i] = __float2bfloat16_rn(x1 * c - x2 * s);
+    out[bth * D + i + half] = __float2bfloat16_rn(x2 * c + x1 * s);
+  }
+}
+
 int row_blocks(int64_t N) { return static_cast<int>((N + kRowsPerBlock - 1) / kRowsPerBlock); }
 
 }  // namespace
@@ -110,7 +138,23 @@ void embedding_forward(cudaStream_t s, float* out, const int32_t* tokens, const 
 void rmsnorm_forward(cudaStream_t s, float* out, float* rstd, const float* x, const float* w,
                      int64_t N, int64_t C, float eps) {
   if (N <= 0) return;
-  rmsnorm_forward_kernel<<<row_blocks(N), 32 * kRowsPerBlock, 0, s>>>(out, rstd, x, w, N, C, eps);
+  rmsnorm_forward_kernel<float><<<row_blocks(N), 32 * kRowsPerBlock, 0, s>>>(out, rstd, x, w, N, C, eps);
+  CUDA_CHECK_LAUNCH();
+}
+
+void rmsnorm_forward_bf16(cudaStream_t s, void* out, float* rstd, const float* x, const float* w, int64_t N,
+                          int64_t C, float eps) {
+  if (N <= 0) return;
+  rmsnorm_forward_kernel<__nv_bfloat16><<<row_blocks(N), 32 * kRowsPerBlock, 0, s>>>(
+      static_cast<__nv_bfloat16*>(out), rstd, x, w, N, C, eps);
+  CUDA_CHECK_LAUNCH();
+}
+
+void rope_forward_bf16(cudaStream_t s, void* out, const float* x, int64_t B, int64_t T, int64_t H, int64_t D,
+                       float theta) {
+  const int64_t n = B * T * H * (D / 2);
+  if (n <= 0) return;
+  rope_to_bf16_kernel<<<grid_for(n), kThreads, 0, s>>>(static_cast<__nv_bfloat16*>(out), x, B, T, H, D, theta);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -29,10 +29,9 @@ void attention_forward_half(const LayerContext& ctx, const LayerWeights& w, cons
   Backend& be = ctx.backend;
   const LayerDims& d = ctx.dims;
   st.rstd1 = Tensor(be, DType::F32, {d.Nl});
-  Tensor h1(be, DType::F32, {d.Nl, d.C});
-  be.rmsnorm_forward(h1.f32(), st.rstd1.f32(), x, w.attn_norm, d.Nl, d.C, d.eps);
   Tensor gathered;
-  const GemmOperand h1f = stash_column_input(ctx.tp, be, std::move(h1), st.h1, gathered);  // (N, C)
+  const GemmOperand h1f =
+      norm_column_input(ctx.tp, be, x, w.attn_norm, st.rstd1.f32(), d.Nl, d.C, d.eps, st.h1, gathered);  // (N, C)
   st.q = Tensor(be, DType::F32, {d.N, d.qd()});
   st.k = Tensor(be, DType::F32, {d.N, d.kvd()});
   st.v = Tensor(be, DType::F32, {d.N, d.kvd()});
@@ -43,23 +42,29 @@ void attention_forward_half(const LayerContext& ctx, const LayerWeights& w, cons
     be.gemm_typed(false, true, d.N, d.kvd(), d.C, 1.0f, h1f, GemmOperand::f32(w.wv), 0.0f, st.v.f32());
   }
   gathered.reset();
-  rope(ctx, st.q.f32(), d.nh, false);
-  rope(ctx, st.k.f32(), d.nkv, false);
   st.lse = Tensor(be, DType::F32, {d.B, d.nh, d.T});
   if (!cp_of(ctx).active() && be.keeps_bf16_attention_stash(d.attention())) {
-    // q, k, v and the output kept as the bf16 the attention reads and writes (gemm_stash.h).
-    st.q = narrow_to_bf16(be, std::move(st.q));
-    st.k = narrow_to_bf16(be, std::move(st.k));
+    // q, k, v and the output kept as the bf16 the attention reads and writes (gemm_stash.h); q and
+    // k rotated straight into bf16.
+    Tensor q16(be, DType::BF16, {d.N, d.qd()}), k16(be, DType::BF16, {d.N, d.kvd()});
+    be.rope_forward_bf16(q16.data(), st.q.f32(), d.B, d.T, d.nh, d.D, d.theta);
+    be.rope_forward_bf16(k16.data(), st.k.f32(), d.B, d.T, d.nkv, d.D, d.theta);
+    st.q = std::move(q16);
+    st.k = std::move(k16);
     st.v = narrow_to_bf16(be, std::move(st.v));
     st.att = Tensor(be, DType::BF16, {d.N, d.qd()});
     if (keep_probs) st.probs = Tensor(be, DType::F32, {d.B, d.nh, d.T, d.T});
     be.attention_forward_bf16(st.att.data(), st.lse.f32(), keep_probs ? st.probs.f32() : nullptr, st.q.data(),
                               st.k.data(), st.v.data(), d.attention());
   } else if (cp_of(ctx).active()) {  // ring attention: the softmax is never kept whole
+    rope(ctx, st.q.f32(), d.nh, false);
+    rope(ctx, st.k.f32(), d.nkv, false);
     st.att = Tensor(be, DType::F32, {d.N, d.qd()});
     cp_attention_forward(be, cp_of(ctx), st.att.f32(), st.lse.f32(), st.q.f32(), st.k.f32(),
                          st.v.f32(), d.cp_attention());
   } else {
+    rope(ctx, st.q.f32(), d.nh, false);
+    rope(ctx, st.k.f32(), d.nkv, false);
     st.att = Tensor(be, DType::F32, {d.N, d.qd()});
     if (keep_probs) st.probs = Tensor(be, DType::F32, {d.B, d.nh, d.T, d.T});
     be.attention_forward(st.att.f32(), st.lse.f32(), keep_probs ? st.probs.f32() : nullptr,

@@ -17,10 +17,17 @@ Tensor narrow_to_bf16(Backend& be, Tensor x);
 /// the same values), else `x` itself. The fp32 tensor is freed on return.
 Tensor keep_gemm_input(Backend& be, Tensor x);
 
-/// Forward: keeps the row-local (Nl, C) GEMM input `local` in `stash` (keep_gemm_input) and returns
-/// the (N, C) operand the column-parallel GEMMs read: the stash itself without sequence
-/// parallelism; with it, the all-gather of the fp32 rows into `gathered`, made before narrowing.
-GemmOperand stash_column_input(TpOps& tp, Backend& be, Tensor local, Tensor& stash, Tensor& gathered);
+/// Forward: RMSNorm of the row-local x (rows, C) (rstd out as Backend::rmsnorm_forward), kept in
+/// `stash`, and the (N, C) operand the column-parallel GEMMs read. With a bf16 stash and no
+/// sequence parallelism the norm writes bf16 directly (rmsnorm_forward_bf16: no fp32 copy) and the
+/// stash is the operand; under SP the fp32 rows are all-gathered into `gathered` first, then the
+/// stash is narrowed; without a bf16 stash it is the fp32 output.
+GemmOperand norm_column_input(TpOps& tp, Backend& be, const float* x, const float* w, float* rstd, int64_t rows,
+                              int64_t C, float eps, Tensor& stash, Tensor& gathered);
+
+/// Forward: silu(gate) * up (n elements) as the down projection's input, kept for its backward:
+/// bf16 straight from the kernel with a bf16 stash (swiglu_forward_bf16), else fp32.
+Tensor swiglu_gemm_input(Backend& be, const Tensor& gate, const Tensor& up);
 
 /// Backward: the (N, C) operand of a stashed row-local input: the stash itself without sequence
 /// parallelism; with it, the stash widened to fp32 (when bf16) and all-gathered into `gathered`.

@@ -8,10 +8,9 @@ void mlp_forward_half(const LayerContext& ctx, const LayerWeights& w, float* y, 
   Backend& be = ctx.backend;
   const LayerDims& d = ctx.dims;
   st.rstd2 = Tensor(be, DType::F32, {d.Nl});
-  Tensor h2(be, DType::F32, {d.Nl, d.C});
-  be.rmsnorm_forward(h2.f32(), st.rstd2.f32(), st.x_mid.f32(), w.mlp_norm, d.Nl, d.C, d.eps);
   Tensor gathered;
-  const GemmOperand h2f = stash_column_input(ctx.tp, be, std::move(h2), st.h2, gathered);  // (N, C)
+  const GemmOperand h2f = norm_column_input(ctx.tp, be, st.x_mid.f32(), w.mlp_norm, st.rstd2.f32(), d.Nl, d.C,
+                                            d.eps, st.h2, gathered);  // (N, C)
   st.gate = Tensor(be, DType::F32, {d.N, d.f});
   st.up = Tensor(be, DType::F32, {d.N, d.f});
   {
@@ -20,9 +19,7 @@ void mlp_forward_half(const LayerContext& ctx, const LayerWeights& w, float* y, 
     be.gemm_typed(false, true, d.N, d.f, d.C, 1.0f, h2f, GemmOperand::f32(w.w_up), 0.0f, st.up.f32());
   }
   gathered.reset();
-  Tensor act(be, DType::F32, {d.N, d.f});
-  be.swiglu_forward(act.f32(), st.gate.f32(), st.up.f32(), d.N * d.f);
-  st.act = keep_gemm_input(be, std::move(act));
+  st.act = swiglu_gemm_input(be, st.gate, st.up);  // (N, f)
   Tensor down_part(be, DType::F32, {d.N, d.C});  // partial over this rank's MLP columns
   be.gemm_typed(false, true, d.N, d.C, d.f, 1.0f, GemmOperand::of(st.act), GemmOperand::f32(w.w_down), 0.0f,
                 down_part.f32());

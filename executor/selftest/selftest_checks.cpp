@@ -141,6 +141,41 @@ Rows check_bf16_storage(Twin& t, double tol) {
           compare_outputs("gemm NT, bf16 A (beta 0.5)", dims({{"M", M}, {"N", N}, {"K", K}}), out[0], out[1], tol)};
 }
 
+// The kernels that write the bf16 stash directly: RMSNorm, rotary (out of place) and SwiGLU with a
+// bf16 output, widened here to compare. Where the two fp32 values straddle a rounding boundary the
+// bf16 results differ by one step: 2^-7 relative.
+Rows check_bf16_outputs(Twin& t) {
+  const int64_t N = 33, C = 200, B = 2, T = 9, H = 3, D = 16, n = 10007;
+  const auto x = randn(N * C, 90), w = randn(C, 91, 0.5f), r = randn(B * T * H * D, 92);
+  const auto g = randn(n, 93, 2.0f), u = randn(n, 94);
+  std::vector<float> norm[2], rstd[2], rope[2], act[2];
+  Backend* bes[2] = {&t.dev, &t.ref};
+  auto widened = [](Backend& be, const Tensor& b16) {
+    Tensor wide(be, DType::F32, {b16.numel()});
+    be.from_bf16(wide.f32(), b16.data(), b16.numel());
+    return Twin::get(be, wide);
+  };
+  for (int i = 0; i < 2; ++i) {
+    Backend& be = *bes[i];
+    Tensor tx = t.on(be, x), tw = t.on(be, w), tr = t.on(be, r), tg = t.on(be, g), tu = t.on(be, u);
+    Tensor o(be, DType::BF16, {N * C}), s(be, DType::F32, {N}), ro(be, DType::BF16, {B * T * H * D});
+    Tensor a(be, DType::BF16, {n});
+    be.rmsnorm_forward_bf16(o.data(), s.f32(), tx.f32(), tw.f32(), N, C, 1e-5f);
+    be.rope_forward_bf16(ro.data(), tr.f32(), B, T, H, D, 10000.0f);
+    be.swiglu_forward_bf16(a.data(), tg.f32(), tu.f32(), n);
+    norm[i] = widened(be, o);
+    rstd[i] = Twin::get(be, s);
+    rope[i] = widened(be, ro);
+    act[i] = widened(be, a);
+  }
+  const double step = 1.0 / 128.0;
+  return {compare_outputs("rmsnorm forward, bf16 out", dims({{"N", N}, {"C", C}}), norm[0], norm[1], step),
+          compare_outputs("rmsnorm forward rstd (bf16 out)", dims({{"N", N}}), rstd[0], rstd[1], 1e-5),
+          compare_outputs("rope forward, bf16 out", dims({{"B", B}, {"T", T}, {"H", H}, {"D", D}}), rope[0], rope[1],
+                          step),
+          compare_outputs("swiglu forward, bf16 out", dims({{"n", n}}), act[0], act[1], step)};
+}
+
 Rows check_embedding(Twin& t) {
   const int64_t V = 50, C = 24, N = 67, vocab_begin = 10;
   const auto table = randn(V * C, 40), dout = randn(N * C, 41), dtable0 = randn(V * C, 42);
@@ -347,7 +382,7 @@ SelftestReport run_backend_selftest(Backend& device, Backend& reference, const S
       check_copies, check_elementwise, check_reductions,
       [&](Twin& t) { return check_gemm(t, options.gemm_tolerance); },
       [&](Twin& t) { return check_bf16_storage(t, options.gemm_tolerance); },
-      check_embedding, check_rmsnorm, check_rope,
+      check_embedding, check_rmsnorm, check_rope, check_bf16_outputs,
       [&](Twin& t) { return check_attention(t, AttentionDims{2, 37, 4, 2, 16}, false, options); },
       [&](Twin& t) { return check_attention(t, AttentionDims{1, 33, 2, 2, 128}, true, options); },
       [&](Twin& t) { return check_attention(t, AttentionDims{3, 1, 2, 1, 8}, false, options); },

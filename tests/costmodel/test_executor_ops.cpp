@@ -128,7 +128,7 @@ TEST_CASE("executor ops: the bf16 GEMM-input stash knob saves its bytes per laye
     // One micro-batch in flight: every layer's stash, or (full) the one layer being recomputed.
     const double expected = r == Recompute::Full ? saving : layers * saving;
     CHECK(wide.memory.activations_bytes - narrow.memory.activations_bytes == Approx(expected).epsilon(1e-9));
-    CHECK(narrow_layer.forward_s == wide_layer.forward_s);
+    CHECK(narrow_layer.forward_s < wide_layer.forward_s);  // the norms and SwiGLU write bf16 directly
     CHECK(narrow_layer.backward_input_s < wide_layer.backward_input_s);
   }
   // The copies the backward no longer makes: h1, h2 (C each) and act (F) per token; with SP over tp 2
@@ -173,6 +173,13 @@ TEST_CASE("executor ops: the bf16 attention stash knob saves q, k, v and out and
   const EagerBytes h = executor_gemm_copy_bytes(p.model, 8, 2048, 1);
   CHECK(h.forward - g.forward == Approx(6.0 * T * Q));
   CHECK(h.backward - g.backward == Approx(6.0 * T * Q));
+  // The kernels that write the stash in bf16 directly: 8 bytes fewer per element of h1, h2, act (no
+  // SP) and of q, k, forward only.
+  const EagerBytes f = executor_fused_bf16_saving_bytes(p.model, 8, 2048, 1, false, true, true);
+  CHECK(f.forward == 8.0 * T * (2 * 2048 + 5632 + Q + K));
+  CHECK(f.backward == 0.0);
+  const EagerBytes f_sp = executor_fused_bf16_saving_bytes(p.model, 8, 2048, 2, true, true, false);
+  CHECK(f_sp.forward == 8.0 * T * 5632 / 2);
   // Under context parallelism the model keeps them in fp32 (the ring attention's own kernels).
   c.cp = 2;
   p.job.knobs.executor_bf16_attention_stash = false;

@@ -183,6 +183,42 @@ TEST_CASE("cuda bf16 storage rounds like the CPU and a bf16 GEMM input reads lik
   CHECK(exec_test::rel_error(download(*gpu, from_bf16), download(*gpu, from_f32)) < 1e-6);
 }
 
+TEST_CASE("cuda kernels with a bf16 output give to_bf16 of their fp32 output bit for bit",
+          "[cuda][kernels][bf16]") {
+  // rmsnorm_forward_bf16, rope_forward_bf16 and swiglu_forward_bf16 write the bf16 stash in one pass;
+  // each must equal its fp32 kernel followed by to_bf16 (same arithmetic, rounded on store).
+  auto gpu = cuda_backend(GemmPrecision::Bf16Copy);
+  const int64_t N = 70, C = 300, B = 2, T = 37, H = 4, D = 64, n = 100003;
+  const auto x = randn(N * C, 61), w = randn(C, 62, 0.5f), r = randn(B * T * H * D, 63);
+  const auto g = randn(n, 64, 2.0f), u = randn(n, 65);
+  auto bits = [&](const Tensor& b16) {
+    Tensor wide(*gpu, DType::F32, {b16.numel()});
+    gpu->from_bf16(wide.f32(), b16.data(), b16.numel());
+    return download(*gpu, wide);
+  };
+  auto narrowed = [&](const float* p, int64_t count) {
+    Tensor b16(*gpu, DType::BF16, {count});
+    gpu->to_bf16(b16.data(), p, count);
+    return bits(b16);
+  };
+  Tensor tx = upload(*gpu, x), tw = upload(*gpu, w), tr = upload(*gpu, r), tg = upload(*gpu, g), tu = upload(*gpu, u);
+  Tensor o32(*gpu, DType::F32, {N * C}), s32(*gpu, DType::F32, {N}), o16(*gpu, DType::BF16, {N * C});
+  Tensor s16(*gpu, DType::F32, {N});
+  gpu->rmsnorm_forward(o32.f32(), s32.f32(), tx.f32(), tw.f32(), N, C, 1e-5f);
+  gpu->rmsnorm_forward_bf16(o16.data(), s16.f32(), tx.f32(), tw.f32(), N, C, 1e-5f);
+  CHECK(identical(bits(o16), narrowed(o32.f32(), N * C)));
+  CHECK(identical(download(*gpu, s16), download(*gpu, s32)));
+  Tensor r16(*gpu, DType::BF16, {B * T * H * D});
+  gpu->rope_forward_bf16(r16.data(), tr.f32(), B, T, H, D, 10000.0f);
+  CHECK(identical(download(*gpu, tr), r));  // x unchanged
+  gpu->rope_forward(tr.f32(), B, T, H, D, 10000.0f);
+  CHECK(identical(bits(r16), narrowed(tr.f32(), B * T * H * D)));
+  Tensor a32(*gpu, DType::F32, {n}), a16(*gpu, DType::BF16, {n});
+  gpu->swiglu_forward(a32.f32(), tg.f32(), tu.f32(), n);
+  gpu->swiglu_forward_bf16(a16.data(), tg.f32(), tu.f32(), n);
+  CHECK(identical(bits(a16), narrowed(a32.f32(), n)));
+}
+
 TEST_CASE("cuda GEMM tf32 is within tf32 input rounding", "[cuda][kernels][gemm]") {
   check_gemm(GemmPrecision::Tf32, std::ldexp(1.0, -9), 0);
 }
