@@ -83,6 +83,15 @@ __global__ void rmsnorm_dw_final_kernel(float* dw, const float* partial, int64_t
   }
 }
 
+// The rotated pair, products and sum each rounded (no fused multiply-add): the in-place and the
+// bf16-output kernels then agree bit for bit, and both with the CPU's (x1 c - x2 s, x2 c + x1 s).
+__device__ __forceinline__ float rotated_first(float x1, float x2, float c, float s) {
+  return __fsub_rn(__fmul_rn(x1, c), __fmul_rn(x2, s));
+}
+__device__ __forceinline__ float rotated_second(float x1, float x2, float c, float s) {
+  return __fadd_rn(__fmul_rn(x2, c), __fmul_rn(x1, s));
+}
+
 // Thread per pair (i, i + D/2) of x (B, T, H, D); angle sign * t * theta^(-2i/D) in double.
 __global__ void rope_kernel(float* x, int64_t B, int64_t T, int64_t H, int64_t D, float theta,
                             float sign) {
@@ -98,8 +107,8 @@ __global__ void rope_kernel(float* x, int64_t B, int64_t T, int64_t H, int64_t D
     const float c = static_cast<float>(cd), s = static_cast<float>(sd);
     float* p = x + bth * D;
     const float x1 = p[i], x2 = p[i + half];
-    p[i] = x1 * c - x2 * s;
-    p[i + half] = x2 * c + x1 * s;
+    p[i] = rotated_first(x1, x2, c, s);
+    p[i + half] = rotated_second(x1, x2, c, s);
   }
 }
 
@@ -119,8 +128,8 @@ __global__ void rope_to_bf16_kernel(__nv_bfloat16* out, const float* x, int64_t 
     const float c = static_cast<float>(cd), s = static_cast<float>(sd);
     const float* p = x + bth * D;
     const float x1 = p[i], x2 = p[i + half];
-    out[bth * D + i] = __float2bfloat16_rn(x1 * c - x2 * s);
-    out[bth * D + i + half] = __float2bfloat16_rn(x2 * c + x1 * s);
+    out[bth * D + i] = __float2bfloat16_rn(rotated_first(x1, x2, c, s));
+    out[bth * D + i + half] = __float2bfloat16_rn(rotated_second(x1, x2, c, s));
   }
 }
 

@@ -1,4 +1,4 @@
-// GEMM-only activations kept in bf16 (see gemm_stash.h).
+// The bf16 stash: activations whose every reader rounds them to bf16, kept so (see gemm_stash.h).
 #include "executor/model/gemm_stash.h"
 
 #include <cassert>
