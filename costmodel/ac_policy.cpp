@@ -67,7 +67,7 @@ struct StashArgs {
   bool sp = false;
   AttentionKind k = AttentionKind::Fused;
   double fp8_delta = 0;  // FP8 GEMM inputs kept in place of 16-bit ones (none/selective; costmodel/fp8.h)
-  double bf16_stash_saving = 0;  // meshplan's executor: h1, h2, act in bf16 (costmodel/executor_stash.h)
+  double bf16_stash_saving = 0;  // meshplan's executor: h1, h2, act, q, k, v, att in bf16 (executor_stash.h)
 };
 
 StashArgs stash_args(const Problem& p, const ParallelConfig& cfg) {

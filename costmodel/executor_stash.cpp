@@ -1,4 +1,4 @@
-// Activation bytes saved by the executor's bf16 GEMM-input stash (formula in executor_stash.h).
+// Activation and copy bytes the executor saves with its bf16 stash (formulas in executor_stash.h).
 #include "costmodel/executor_stash.h"
 
 #include "costmodel/moe_layout.h"

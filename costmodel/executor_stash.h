@@ -1,4 +1,4 @@
-// Activation bytes meshplan's executor saves by keeping its GEMM-only activations in bf16.
+// Activation and element-wise bytes meshplan's executor saves by keeping its bf16-read activations in bf16.
 #pragma once
 #include "core/model_spec.h"
 #include "costmodel/eager_elementwise.h"
