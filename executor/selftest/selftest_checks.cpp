@@ -233,10 +233,27 @@ Rows check_rope(Twin& t) {
   return {compare_outputs("rope forward", s, fwd[0], fwd[1], 1e-5), compare_outputs("rope backward", s, bwd[0], bwd[1], 1e-5)};
 }
 
+// Device (index 0) and reference (1) results of one attention forward and backward.
+struct AttentionResults {
+  std::vector<float> out[2], lse[2], dq[2], dk[2], dv[2];
+};
+
+// The five comparison rows of an attention check; names end with `tag`. Gradients: floor 1
+// (unit-scale inputs give O(1) gradients; at T = 1 the exact dq, dk are 0).
+Rows attention_rows(const AttentionResults& r, const AttentionDims& d, const std::string& tag, double out_tol,
+                    const SelftestOptions& o) {
+  const std::string s = dims({{"B", d.B}, {"T", d.T}, {"NH", d.NH}, {"NKV", d.NKV}, {"D", d.D}});
+  return {compare_outputs("attention forward out" + tag, s, r.out[0], r.out[1], out_tol),
+          compare_outputs("attention forward lse" + tag, s, r.lse[0], r.lse[1], o.attention_lse_tolerance),
+          compare_outputs("attention backward dq" + tag, s, r.dq[0], r.dq[1], o.attention_grad_tolerance, 1.0),
+          compare_outputs("attention backward dk" + tag, s, r.dk[0], r.dk[1], o.attention_grad_tolerance, 1.0),
+          compare_outputs("attention backward dv" + tag, s, r.dv[0], r.dv[1], o.attention_grad_tolerance, 1.0)};
+}
+
 Rows check_attention(Twin& t, const AttentionDims& d, bool with_probs, const SelftestOptions& o) {
   const int64_t nq = d.B * d.T * d.NH * d.D, nkv = d.B * d.T * d.NKV * d.D;
   const auto q = randn(nq, 70, 1.5f), k = randn(nkv, 71, 1.5f), v = randn(nkv, 72), dout = randn(nq, 73);
-  std::vector<float> out[2], lse[2], dq[2], dk[2], dv[2];
+  AttentionResults r;
   Backend* bes[2] = {&t.dev, &t.ref};
   for (int i = 0; i < 2; ++i) {
     Backend& be = *bes[i];
@@ -247,20 +264,13 @@ Rows check_attention(Twin& t, const AttentionDims& d, bool with_probs, const Sel
     float* probs = with_probs ? p.f32() : nullptr;
     be.attention_forward(o.f32(), l.f32(), probs, tq.f32(), tk.f32(), tv.f32(), d);
     be.attention_backward(gq.f32(), gk.f32(), gv.f32(), tdo.f32(), tq.f32(), tk.f32(), tv.f32(), o.f32(), l.f32(), probs, d);
-    out[i] = Twin::get(be, o);
-    lse[i] = Twin::get(be, l);
-    dq[i] = Twin::get(be, gq);
-    dk[i] = Twin::get(be, gk);
-    dv[i] = Twin::get(be, gv);
+    r.out[i] = Twin::get(be, o);
+    r.lse[i] = Twin::get(be, l);
+    r.dq[i] = Twin::get(be, gq);
+    r.dk[i] = Twin::get(be, gk);
+    r.dv[i] = Twin::get(be, gv);
   }
-  const std::string s = dims({{"B", d.B}, {"T", d.T}, {"NH", d.NH}, {"NKV", d.NKV}, {"D", d.D}});
-  const std::string tag = with_probs ? " (kept probs)" : "";
-  // Gradients: floor 1 (unit-scale inputs give O(1) gradients; at T = 1 the exact dq, dk are 0).
-  return {compare_outputs("attention forward out" + tag, s, out[0], out[1], o.attention_tolerance),
-          compare_outputs("attention forward lse" + tag, s, lse[0], lse[1], o.attention_lse_tolerance),
-          compare_outputs("attention backward dq" + tag, s, dq[0], dq[1], o.attention_grad_tolerance, 1.0),
-          compare_outputs("attention backward dk" + tag, s, dk[0], dk[1], o.attention_grad_tolerance, 1.0),
-          compare_outputs("attention backward dv" + tag, s, dv[0], dv[1], o.attention_grad_tolerance, 1.0)};
+  return attention_rows(r, d, with_probs ? " (kept probs)" : "", o.attention_tolerance, o);
 }
 
 // The bf16 entry points the model's bf16 attention stash calls (q, k, v and out in bf16): the same
@@ -269,7 +279,7 @@ Rows check_attention(Twin& t, const AttentionDims& d, bool with_probs, const Sel
 Rows check_attention_bf16(Twin& t, const AttentionDims& d, const SelftestOptions& o) {
   const int64_t nq = d.B * d.T * d.NH * d.D, nkv = d.B * d.T * d.NKV * d.D;
   const auto q = randn(nq, 74, 1.5f), k = randn(nkv, 75, 1.5f), v = randn(nkv, 76), dout = randn(nq, 77);
-  std::vector<float> out[2], lse[2], dq[2], dk[2], dv[2];
+  AttentionResults r;
   Backend* bes[2] = {&t.dev, &t.ref};
   for (int i = 0; i < 2; ++i) {
     Backend& be = *bes[i];
@@ -284,19 +294,13 @@ Rows check_attention_bf16(Twin& t, const AttentionDims& d, const SelftestOptions
     be.attention_backward_bf16(gq.f32(), gk.f32(), gv.f32(), tdo.f32(), q16.data(), k16.data(), v16.data(),
                                o16.data(), l.f32(), nullptr, d);
     be.from_bf16(o32.f32(), o16.data(), nq);
-    out[i] = Twin::get(be, o32);
-    lse[i] = Twin::get(be, l);
-    dq[i] = Twin::get(be, gq);
-    dk[i] = Twin::get(be, gk);
-    dv[i] = Twin::get(be, gv);
+    r.out[i] = Twin::get(be, o32);
+    r.lse[i] = Twin::get(be, l);
+    r.dq[i] = Twin::get(be, gq);
+    r.dk[i] = Twin::get(be, gk);
+    r.dv[i] = Twin::get(be, gv);
   }
-  const std::string s = dims({{"B", d.B}, {"T", d.T}, {"NH", d.NH}, {"NKV", d.NKV}, {"D", d.D}});
-  const double out_tol = std::max(o.attention_tolerance, 1.0 / 128.0);
-  return {compare_outputs("attention forward out (bf16 tensors)", s, out[0], out[1], out_tol),
-          compare_outputs("attention forward lse (bf16 tensors)", s, lse[0], lse[1], o.attention_lse_tolerance),
-          compare_outputs("attention backward dq (bf16 tensors)", s, dq[0], dq[1], o.attention_grad_tolerance, 1.0),
-          compare_outputs("attention backward dk (bf16 tensors)", s, dk[0], dk[1], o.attention_grad_tolerance, 1.0),
-          compare_outputs("attention backward dv (bf16 tensors)", s, dv[0], dv[1], o.attention_grad_tolerance, 1.0)};
+  return attention_rows(r, d, " (bf16 tensors)", std::max(o.attention_tolerance, 1.0 / 128.0), o);
 }
 
 Rows check_swiglu(Twin& t) {
