@@ -93,6 +93,7 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                 "weights runs under the next step's first forward instead of after the optimizer step; needs "
                 "--framework megatron or nemo, --zero 1 and the DP overlap (no --no-dp-overlap; plan keeps "
                 "those) (default off: the launch scripts add it only when asked, as costed)");
+  add_fsdp_options(sub, o.fsdp);
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -214,7 +215,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
-  return true;
+  return apply_fsdp_options(o.app, o.fsdp, job);
 }
 
 Result<bool> apply_feature_options(const FeatureOptions& o, Job& job) { return apply(o, job, false); }
@@ -243,6 +244,7 @@ void add_job_features(ojson& j, const Job& job) {
   if (fp8_param_gather_on(job)) j["fp8_param_gather"] = true;
   if (job.knobs.tp_comm_overlap) j["tp_comm_overlap"] = true;
   if (job.knobs.param_gather_overlap) j["overlap_param_gather"] = true;
+  add_fsdp_job_json(j, job);
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
@@ -346,6 +348,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
   if (!a) return make_error(file, at + ".ac_policy", acp, "unknown activation-checkpoint policy",
                             "megatron, torchtitan-op or every-N-layers");
   job.ac_policy = *a;
+  if (auto r = read_fsdp_job_json(j, file, at, job); !r) return r.error();
   return parse_grad_compression(gc, file, at + ".grad_compression", job);
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "cli/fsdp_options.h"
 #include "cli/report_json.h"
 #include "core/error.h"
 #include "core/parallel_config.h"
@@ -26,12 +27,13 @@ struct FeatureOptions {
   bool fp8_param_gather = false;         // --fp8-param-gather (Megatron-Core: FP8 primary weights)
   bool tp_comm_overlap = false;          // --tp-comm-overlap (Megatron-Core: TE userbuffers TP overlap)
   bool overlap_param_gather = false;     // --overlap-param-gather (Megatron-Core: distributed optimizer)
+  FsdpOptions fsdp;                      // --fsdp-forward-prefetch, --fsdp-backward-prefetch (cli/fsdp_options.h)
   CLI::App* app = nullptr;
 };
 
 /// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
 /// --cross-entropy, --moe-a2a-overlap, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap and
-/// --overlap-param-gather (job-level flags).
+/// --overlap-param-gather (job-level flags), and FSDP's prefetch flags (cli/fsdp_options.h).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
 void add_cp_option(CLI::App* sub, int& cp);

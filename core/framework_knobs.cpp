@@ -30,6 +30,21 @@ std::optional<FusedAttentionKernel> parse_fused_kernel(const std::string& s) {
   return std::nullopt;
 }
 
+const char* to_string(BackwardPrefetch b) {
+  switch (b) {
+    case BackwardPrefetch::Pre: return "pre";
+    case BackwardPrefetch::Post: return "post";
+    case BackwardPrefetch::None: return "none";
+  }
+  return "?";
+}
+
+std::optional<BackwardPrefetch> parse_backward_prefetch(const std::string& s) {
+  for (auto b : {BackwardPrefetch::Pre, BackwardPrefetch::Post, BackwardPrefetch::None})
+    if (s == to_string(b)) return b;
+  return std::nullopt;
+}
+
 const char* to_string(CrossEntropyKernel k) {
   switch (k) {
     case CrossEntropyKernel::Generic: return "generic";

@@ -16,6 +16,29 @@ enum class AttentionKind { Fused, Materialized };
 const char* to_string(AttentionKind k);
 std::optional<AttentionKind> parse_attention(const std::string& s);
 
+/// When FSDP (torch.distributed.fsdp.FullyShardedDataParallel, "FSDP1") issues the all-gather of the
+/// unit whose backward runs next (its `backward_prefetch` argument). The gathers are issued from the
+/// module hooks, and the model takes a hook to run when the GPU reaches it: traces show FSDP's gathers
+/// "not triggered until current layer's backward pass starts to compute" without prefetch
+/// (pytorch/pytorch PR #69282, which added BACKWARD_PRE: "20% latency speed up") and forward gathers
+/// that "do not overlap" without forward prefetch (facebookresearch/fairscale issue #623). Gathers
+/// and reduce-scatters share one NCCL stream per process group (ProcessGroupNCCL::collective runs
+/// every collective on ncclStreams_[key]), so they run in the order issued.
+/// Pre (BACKWARD_PRE, PyTorch's default): the next unit's gather is issued as this unit's backward
+///   starts and runs under it with this unit's neighbour's reduce-scatter.
+/// Post (BACKWARD_POST, Composer's default: composer/distributed/dist_strategy.py
+///   fsdp_config.setdefault('backward_prefetch', 'BACKWARD_POST'), v0.12-v0.21): issued in this unit's
+///   post-backward hook, after its gradients, ahead of its own reduce-scatter (torch 2.1
+///   _post_backward_hook calls _post_backward_reshard, which prefetches, before _reduce_grad): the
+///   gather waits in the open, the reduce-scatter runs under the next unit's backward.
+/// None: each unit gathers in its own pre-backward hook, queued behind the previous unit's
+///   reduce-scatter: both exposed.
+/// New values go at the end: plan files and tests name them by text.
+enum class BackwardPrefetch { Pre, Post, None };
+const char* to_string(BackwardPrefetch b);
+/// "pre", "post", "none".
+std::optional<BackwardPrefetch> parse_backward_prefetch(const std::string& s);
+
 /// How ZeRO-3 / FSDP issues its parameter all-gathers and gradient reduce-scatters.
 /// PerUnit: PyTorch FSDP, one all-gather and one reduce-scatter per wrapped unit (the usual
 ///   auto-wrap policy wraps each transformer block). Buckets: DeepSpeed ZeRO-3, per-parameter
@@ -30,12 +53,18 @@ struct ShardingKnobs {
   double prefetch_bucket_elements = 5e7;
   /// DeepSpeed `reduce_bucket_size`, default 5e8 elements (same file, reduce_bucket_size = pp_int(5e8)).
   double reduce_bucket_elements = 5e8;
-  /// Units (layers) whose all-gather may be in flight ahead of the one computing. FSDP's defaults,
-  /// backward_prefetch=BACKWARD_PRE with limit_all_gathers=True, keep one unit ahead
-  /// (torch/distributed/fsdp/fully_sharded_data_parallel.py); forward_prefetch defaults to False,
-  /// but the CPU runs ahead of the GPU and issues the next unit's all-gather early, which
-  /// limit_all_gathers caps at one unit ahead: prefetch depth 1 in both passes. 0 = no prefetch.
+  /// Units (layers) whose all-gather may be in flight ahead of the one computing, where the
+  /// framework prefetches at all (forward_prefetch, backward_prefetch below): one, as FSDP's
+  /// prefetch and limit_all_gathers=True keep it (torch/distributed/fsdp/fully_sharded_data_parallel.py).
+  /// 0 = no prefetch in either pass (every collective exposed).
   int prefetch_depth = 1;
+  /// The next unit's forward gather issued before this unit's forward (FSDP1 forward_prefetch=True;
+  /// FSDP2, what `--export fsdp` runs, Megatron-FSDP and DeepSpeed prefetch in forward). false: FSDP1's
+  /// default (forward_prefetch=False, Composer's too): each unit's gather is issued in its own
+  /// pre-forward hook and waits in the open (BackwardPrefetch says why). PerUnit granularity only.
+  bool forward_prefetch = true;
+  /// FSDP1's backward_prefetch (BackwardPrefetch). PerUnit granularity only.
+  BackwardPrefetch backward_prefetch = BackwardPrefetch::Pre;
   /// FSDP2 (torch.distributed._composable.fsdp.fully_shard, per-parameter sharding; torchtitan): the
   /// all-gather's copy-in / copy-out and the reduce-scatter's copy-in run on the compute stream
   /// (costmodel/fsdp2_copies.h). FSDP1 and DeepSpeed gather into flat buffers the parameters view.

@@ -43,6 +43,8 @@ struct RunDefaults {
   bool fp8_param_gather = false;
   std::string fused_kernel;
   std::string cross_entropy;
+  std::optional<bool> forward_prefetch;
+  std::string backward_prefetch;
 };
 
 // Every key a run or a file may carry (validation/README.md). Anything else is refused: a misspelt
@@ -55,11 +57,11 @@ const std::set<std::string> kRunKeys = {
     "overlap_param_gather", "moe_a2a_overlap", "activation_offload_layers", "dp_all_reduce", "dp_reduce_dtype",
     "grad_accumulation_pass", "cross_entropy", "unpad_attention", "compile", "norm_type", "fused_kernel",
     "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
-    "tokens_per_batch_published"};
+    "tokens_per_batch_published", "forward_prefetch", "backward_prefetch"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
-    "runs"};
+    "runs", "forward_prefetch", "backward_prefetch"};
 
 // Levenshtein distance of two short keys (insertions, deletions, substitutions).
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -179,6 +181,17 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
            "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32 or generic");
   run.unpad_attention =
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
+  run.forward_prefetch = defaults.forward_prefetch;
+  if (Reader::has(n, "forward_prefetch"))
+    run.forward_prefetch = r.boolean(n, "forward_prefetch", path + ".forward_prefetch", false, "true|false");
+  run.backward_prefetch =
+      r.text(n, "backward_prefetch", path + ".backward_prefetch", defaults.backward_prefetch, "pre|post|none");
+  if (!run.backward_prefetch.empty() && !parse_backward_prefetch(run.backward_prefetch))
+    r.fail(path + ".backward_prefetch", run.backward_prefetch, "unknown backward_prefetch",
+           "pre (BACKWARD_PRE), post (BACKWARD_POST) or none");
+  if ((run.forward_prefetch.has_value() || !run.backward_prefetch.empty()) && run.framework != "fsdp")
+    r.fail(path + (run.forward_prefetch.has_value() ? ".forward_prefetch" : ".backward_prefetch"), run.framework,
+           "is PyTorch FSDP's (FSDP1) setting", "framework: fsdp, or drop the key");
   run.fp8_param_gather =
       r.boolean(n, "fp8_param_gather", path + ".fp8_param_gather", defaults.fp8_param_gather, "true|false");
   if (Reader::has(n, "compile"))  // torchtitan's compile.enable; absent: the framework's default
@@ -267,6 +280,12 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   defaults.tuning = use == "tuning";
   defaults.fp8 = r.boolean(root, "fp8", "fp8", set.dtype == "fp8", "true|false");
   defaults.unpad_attention = r.boolean(root, "unpad_attention", "unpad_attention", false, "true|false");
+  if (Reader::has(root, "forward_prefetch"))
+    defaults.forward_prefetch = r.boolean(root, "forward_prefetch", "forward_prefetch", false, "true|false");
+  defaults.backward_prefetch = r.text(root, "backward_prefetch", "backward_prefetch", std::string(), "pre|post|none");
+  if (!defaults.backward_prefetch.empty() && !parse_backward_prefetch(defaults.backward_prefetch))
+    r.fail("backward_prefetch", defaults.backward_prefetch, "unknown backward_prefetch",
+           "pre (BACKWARD_PRE), post (BACKWARD_POST) or none");
   defaults.fp8_param_gather = r.boolean(root, "fp8_param_gather", "fp8_param_gather", false, "true|false");
   defaults.fused_kernel = r.text(root, "fused_kernel", "fused_kernel", std::string(), kKernels);
   if (!defaults.fused_kernel.empty() && !parse_fused_kernel(defaults.fused_kernel))

@@ -209,8 +209,7 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   const double refetch = zero3_refetch_share(p, cfg);  // DeepSpeed re-fetches for recomputed layers
   const double layers = std::max(1, sc.layers);
   out.total_s = M * zero3_total_s(sc, refetch);
-  out.exposed_s = overlap ? M * zero3_exposed_s(sc, st.forward_s / layers, st.backward_s / layers, refetch,
-                                                knobs.prefetch_depth)
+  out.exposed_s = overlap ? M * zero3_exposed_s(sc, st.forward_s / layers, st.backward_s / layers, refetch, knobs)
                           : out.total_s;
   // FSDP2 packs and unpacks every gather and reduce-scatter on the compute stream (costmodel/
   // fsdp2_copies.h): serialized with the compute, so exposed, and counted with the ZeRO traffic it

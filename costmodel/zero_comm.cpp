@@ -74,15 +74,36 @@ double zero3_total_s(const ShardedCollectives& c, double r) {
          L * ((1.0 + r) * c.gather_layer_s + c.reduce_layer_s) + c.reduce_ends_s;  // backward
 }
 
-double zero3_exposed_s(const ShardedCollectives& c, double x_f, double x_b, double r, int depth) {
-  if (depth <= 0 || c.layers == 0) return zero3_total_s(c, r);
+// Forward: with prefetch each gather hides behind the previous layer; without (FSDP1's
+// forward_prefetch=False) every gather is issued as its own layer starts and waits in the open.
+static double forward_exposed_s(const ShardedCollectives& c, double x_f, bool prefetch) {
   const double L = static_cast<double>(c.layers);
-  const double f = c.prefetch_fraction;
-  const double forward = c.gather_ends_s + c.gather_layer_s + (L - 1.0) * hidden_miss(c.gather_layer_s, x_f, f);
-  const double per_layer_backward = (1.0 + r) * c.gather_layer_s + c.reduce_layer_s;
-  const double backward = c.gather_layer_s + r * c.gather_layer_s +
-                          (L - 1.0) * hidden_miss(per_layer_backward, x_b, f) + c.reduce_layer_s + c.reduce_ends_s;
-  return forward + backward;
+  if (!prefetch) return c.gather_ends_s + L * c.gather_layer_s;
+  return c.gather_ends_s + c.gather_layer_s + (L - 1.0) * hidden_miss(c.gather_layer_s, x_f, c.prefetch_fraction);
+}
+
+// Backward, per BackwardPrefetch (core/framework_knobs.h). Pre: layer i's compute hides layer i-1's
+// (1 + r) gathers and layer i+1's reduce-scatter. Post: every gather waits in the open after the
+// previous layer's compute, and the reduce-scatter issued behind it runs under the next layer's
+// compute. None: the reduce-scatter is queued first and the gather waits for it: all exposed.
+static double backward_exposed_s(const ShardedCollectives& c, double x_b, double r, BackwardPrefetch b) {
+  const double L = static_cast<double>(c.layers);
+  const double gather = (1.0 + r) * c.gather_layer_s;
+  switch (b) {
+    case BackwardPrefetch::Pre:
+      return gather + (L - 1.0) * hidden_miss(gather + c.reduce_layer_s, x_b, c.prefetch_fraction) +
+             c.reduce_layer_s + c.reduce_ends_s;
+    case BackwardPrefetch::Post:
+      return L * gather + (L - 1.0) * std::max(0.0, c.reduce_layer_s - x_b) + c.reduce_layer_s + c.reduce_ends_s;
+    case BackwardPrefetch::None:
+      return L * (gather + c.reduce_layer_s) + c.reduce_ends_s;
+  }
+  return L * (gather + c.reduce_layer_s) + c.reduce_ends_s;
+}
+
+double zero3_exposed_s(const ShardedCollectives& c, double x_f, double x_b, double r, const ShardingKnobs& k) {
+  if (k.prefetch_depth <= 0 || c.layers == 0) return zero3_total_s(c, r);
+  return forward_exposed_s(c, x_f, k.forward_prefetch) + backward_exposed_s(c, x_b, r, k.backward_prefetch);
 }
 
 }  // namespace meshplan

@@ -41,14 +41,18 @@ ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& c
 double zero3_refetch_share(const Problem& p, const ParallelConfig& cfg);
 
 /// Exposed ZeRO-3 seconds of one micro-batch given the per-layer forward and backward compute
-/// `x_f`, `x_b` (prefetch depth >= 1; depth 0 exposes everything):
-///   forward  = ag_ends + ag + (L-1) * hidden_miss(ag, x_f)
-///   backward = k ag + (L-1) * hidden_miss(k ag + rs, x_b) + rs + rs_ends
-/// with hidden_miss(c, x) = (1 - f) c + max(0, f c - x), f the prefetch fraction, and k = 1 + r
-/// gathers per layer in backward, r = `refetch_share` (zero3_refetch_share). The first gather of
-/// each pass and the last reduce-scatter have nothing to hide behind.
+/// `x_f`, `x_b` and the framework's prefetch settings `k` (prefetch_depth 0 exposes everything).
+/// With f the prefetch fraction, hidden_miss(c, x) = (1 - f) c + max(0, f c - x), k_g = 1 + r
+/// gathers per layer in backward (r = `refetch_share`, zero3_refetch_share):
+///   forward, prefetched (k.forward_prefetch)  = ag_ends + ag + (L-1) hidden_miss(ag, x_f)
+///   forward, FSDP1 without forward_prefetch  = ag_ends + L ag
+///   backward, BackwardPrefetch::Pre  = k_g ag + (L-1) hidden_miss(k_g ag + rs, x_b) + rs + rs_ends
+///   backward, BackwardPrefetch::Post = L k_g ag + (L-1) max(0, rs - x_b) + rs + rs_ends
+///   backward, BackwardPrefetch::None = L (k_g ag + rs) + rs_ends
+/// The first gather of each pass and the last reduce-scatter have nothing to hide behind; why FSDP1's
+/// settings expose what they do is core/framework_knobs.h BackwardPrefetch.
 double zero3_exposed_s(const ShardedCollectives& c, double x_f, double x_b, double refetch_share,
-                       int prefetch_depth);
+                       const ShardingKnobs& k);
 
 /// Total ZeRO-3 collective seconds of one micro-batch (both passes): (1 + r) L gathers in backward.
 double zero3_total_s(const ShardedCollectives& c, double refetch_share);

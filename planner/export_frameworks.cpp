@@ -207,6 +207,17 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
     return make_error(where, "fp8_param_gather", "true",
                       "is Megatron-Core's FP8 primary weights; the " + kind + " export does not state it",
                       "plan without --fp8-param-gather, or export for megatron (or slurm, torchrun)");
+  // FSDP1's prefetch settings (Composer's, say): torchtitan's FSDP2 trainer, what the fsdp and torchtitan
+  // exports run, prefetches one unit ahead in both passes, the default costing.
+  const ShardingKnobs& k = p.job.knobs.sharding;
+  if (!k.forward_prefetch)
+    return make_error(where, "fsdp_forward_prefetch", "false",
+                      "is FSDP1's forward_prefetch=False; torchtitan's FSDP2 trainer prefetches the next unit",
+                      "plan without --fsdp-forward-prefetch off to export it");
+  if (k.backward_prefetch != BackwardPrefetch::Pre)
+    return make_error(where, "fsdp_backward_prefetch", to_string(k.backward_prefetch),
+                      "is an FSDP1 backward_prefetch setting; torchtitan's FSDP2 trainer prefetches as BACKWARD_PRE",
+                      "plan without --fsdp-backward-prefetch to export it");
   if (kind == "megatron") return check_megatron(p, c);
   if (kind == "deepspeed") return check_deepspeed_moe(p, c);
   return true;

@@ -119,6 +119,11 @@ SimInput make_sim_input(const Problem& p, const ParallelConfig& cfg, const Sched
         forward += in.chunks[k].forward_ns;
       in.after_gather_ns[r] = std::max<Nanoseconds>(0, in.after_gather_ns[r] - forward);
     }
+  // FSDP1's prefetch settings (per-unit gathers only; DeepSpeed's buckets prefetch as before).
+  if (p.job.knobs.sharding.granularity == ShardGranularity::PerUnit) {
+    in.forward_prefetch = p.job.knobs.sharding.forward_prefetch;
+    in.backward_prefetch = p.job.knobs.sharding.backward_prefetch;
+  }
   in.replicas = replicas_needed(cfg, o);
   in.compute_factor.assign(static_cast<size_t>(in.replicas) * cfg.pp, 1.0);
   in.link_factor.assign(static_cast<size_t>(in.replicas) * cfg.pp, 1.0);

@@ -145,17 +145,32 @@ Step World::compute(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& 
   return Step{Step::Yield, end};
 }
 
+// The layer whose last piece just ended hands its gradient bucket to the DP stream, once per piece
+// (BACKWARD_POST and none may reach here twice for the same piece: before and after the gather).
+void World::reduce_finished_layer(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& wake) {
+  LaneState& s = lanes[lane];
+  if (p.reduce_ns(op) <= 0 || s.piece == 0 || s.reduced_piece == s.piece) return;
+  const int done = p.layers_done(op, s.piece);
+  if (done > p.layers_done(op, s.piece - 1)) reduce_bucket(lane, op, done - 1, now, wake);
+  s.reduced_piece = s.piece;
+}
+
 // ZeRO-3: piece k (one layer, or one of the two passes of a layer re-fetched for recompute) waits
 // for its gather, issues the next one (one layer of prefetch; after the last piece, the next
-// gathered op's first), then computes.
+// gathered op's first), then computes. Without prefetch (FSDP1's forward_prefetch=False, or
+// BACKWARD_POST / none in B) each piece issues its own gather as it starts; under none the previous
+// layer's reduce-scatter is queued before that gather (core/framework_knobs.h BackwardPrefetch).
 Step World::compute_piece(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& wake) {
   LaneState& s = lanes[lane];
   const int g = op.model_chunk;
+  const bool prefetch = p.prefetches(op);
   if (s.piece_coll < 0) {
     if (s.piece == 0 && s.prefetch_coll >= 0) {
       s.piece_coll = s.prefetch_coll;
       s.prefetch_coll = -1;
     } else {
+      if (!prefetch && p.backward_prefetch == BackwardPrefetch::None && op.kind != ActionKind::Forward)
+        reduce_finished_layer(lane, op, now, wake);
       s.piece_coll = issue(lane, now, p.gather_ns[g], op.kind, op.chunk, op.micro_batch, wake);
     }
   }
@@ -164,16 +179,13 @@ Step World::compute_piece(int lane, const Op& op, Nanoseconds now, std::vector<W
   if (w.kind != Step::Continue) return w;
   s.stats.gather_wait_ns += waited;
   if (s.piece == 0) begin_op(s, op, now);
-  // The layer whose last piece just ended hands its gradient bucket to the DP stream.
-  const int done = p.layers_done(op, s.piece);
-  if (p.reduce_ns(op) > 0 && s.piece > 0 && done > p.layers_done(op, s.piece - 1))
-    reduce_bucket(lane, op, done - 1, now, wake);
+  reduce_finished_layer(lane, op, now, wake);
   int32_t next = -1;
-  if (s.piece + 1 < op.pieces) {
+  if (prefetch && s.piece + 1 < op.pieces) {
     next = issue(lane, now, p.gather_ns[g], op.kind, op.chunk, op.micro_batch, wake);
-  } else if (s.prefetch_coll < 0) {
+  } else if (s.piece + 1 == op.pieces && s.prefetch_coll < 0) {
     const int j = next_gathered[lane][s.pc];
-    if (j >= 0) {
+    if (j >= 0 && p.prefetches(p.ops[lane][j])) {
       const Op& nx = p.ops[lane][j];
       s.prefetch_coll = issue(lane, now, p.gather_ns[nx.model_chunk], nx.kind, nx.chunk, nx.micro_batch, wake);
     }
@@ -188,6 +200,7 @@ Step World::compute_piece(int lane, const Op& op, Nanoseconds now, std::vector<W
   if (++s.piece == op.pieces) {
     if (p.reduce_ns(op) > 0) reduce_bucket(lane, op, p.layers[op.model_chunk] - 1, end, wake);
     s.piece = 0;
+    s.reduced_piece = 0;
     end_op(s, op, end);
   }
   return Step{Step::Yield, end};

@@ -50,6 +50,7 @@ struct LaneState {
   int32_t coll_next = 0;          // collectives issued so far
   int32_t piece_coll = -1;        // gather the current piece waits for
   int32_t prefetch_coll = -1;     // gather already issued for the next gathered op's first piece
+  int reduced_piece = 0;          // the piece whose finished layer last went to the DP stream
   int32_t after_coll = -1;        // ZeRO-1/2 gather after the optimizer
   int32_t blocked_join = -1;      // MoE: waiting at this op for its expert-parallel group
   int32_t joined_pc = -1;         // MoE: has arrived at the expert join of this op
@@ -100,6 +101,7 @@ class World {
   void end_op(LaneState& s, const Op& op, Nanoseconds end);
   Nanoseconds stretch(int lane, Nanoseconds start, Nanoseconds dur) const;
   void reduce_bucket(int lane, const Op& op, int bucket, Nanoseconds ready, std::vector<Wake>& wake);
+  void reduce_finished_layer(int lane, const Op& op, Nanoseconds now, std::vector<Wake>& wake);
   void span(int lane, Stream st, ActionKind k, int mb, int chunk, Nanoseconds a, Nanoseconds b, int piece = 0);
   bool spans_;
 };

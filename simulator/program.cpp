@@ -98,6 +98,8 @@ Program compile_program(const SimInput& in) {
     p.reduce_mb_ns.push_back(ct.reduce_per_micro_batch_ns);
   }
   p.overlap_slowdown = in.overlap_slowdown;
+  p.forward_prefetch = in.forward_prefetch;
+  p.backward_prefetch = in.backward_prefetch;
   p.ep_group = in.ep_group_replicas > 1 && in.replicas % in.ep_group_replicas == 0 ? in.ep_group_replicas : 1;
   for (const ChunkTimes& ct : in.chunks) {
     p.ep_joins.push_back(ct.ep_forward_ns > 0 ? 1 : 0);

@@ -54,6 +54,13 @@ struct Program {
   }
   std::vector<Nanoseconds> after_gather_ns;   // per rank
   double overlap_slowdown = 0;
+  bool forward_prefetch = true;               // SimInput::forward_prefetch
+  BackwardPrefetch backward_prefetch = BackwardPrefetch::Pre;
+  /// Whether this gathered op's next piece (or, after its last, the next gathered op's first) may be
+  /// gathered while it computes: F under forward prefetch, B under BACKWARD_PRE (core/framework_knobs.h).
+  bool prefetches(const Op& op) const {
+    return op.kind == ActionKind::Forward ? forward_prefetch : backward_prefetch == BackwardPrefetch::Pre;
+  }
   int ep_group = 1;                           // replicas per expert-parallel group (1 = no joins)
   std::vector<char> ep_joins;                 // per model chunk x {F, B}: its op joins the EP group
   /// The op is an expert all-to-all every member of its EP group must reach (simulator/expert_join.h).

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/framework_knobs.h"
 #include "core/units.h"
 #include "planner/schedule.h"
 
@@ -50,6 +51,8 @@ struct SimInput {
                                            // kOverlapComputeSlowdown). Counts collectives already
                                            // scheduled when the op (or ZeRO-3 piece) starts.
   bool record_spans = true;
+  bool forward_prefetch = true;            // ZeRO-3: F's next-layer gather issued ahead (ShardingKnobs)
+  BackwardPrefetch backward_prefetch = BackwardPrefetch::Pre;  // ZeRO-3: when B issues its gathers
   int ep_group_replicas = 1;               // MoE: consecutive replicas whose lanes of one rank form an
                                            // expert-parallel group; every F/B with expert all-to-all
                                            // waits until all of them reach it (simulator/expert_join.h)

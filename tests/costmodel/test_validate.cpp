@@ -191,6 +191,46 @@ TEST_CASE("moe_a2a_overlap is read for megatron and nemo runs and refused for ot
   CHECK(bad.error().field == "runs[0].moe_a2a_overlap");
 }
 
+TEST_CASE("forward_prefetch / backward_prefetch are read for fsdp runs, refused elsewhere, and reach the knobs") {
+  auto ok = parse_validation(one_run_with("forward_prefetch: true, backward_prefetch: post") + "fsdp}\n", "t.yaml");
+  REQUIRE(ok.ok());
+  const FrameworkKnobs k = run_framework(ok.value().runs[0]);
+  CHECK(k.sharding.forward_prefetch);
+  CHECK(k.sharding.backward_prefetch == BackwardPrefetch::Post);
+  // Absent: what --framework fsdp costs (forward prefetch, BACKWARD_PRE: FSDP2, as its export runs).
+  auto def = parse_validation(one_run_with("note: x") + "fsdp}\n", "t.yaml");
+  REQUIRE(def.ok());
+  CHECK(run_framework(def.value().runs[0]).sharding.forward_prefetch);
+  CHECK(run_framework(def.value().runs[0]).sharding.backward_prefetch == BackwardPrefetch::Pre);
+  auto other = parse_validation(one_run_with("backward_prefetch: post") + "deepspeed}\n", "t.yaml");
+  REQUIRE(!other.ok());
+  CHECK(other.error().field == "runs[0].backward_prefetch");
+  auto bad = parse_validation(one_run_with("backward_prefetch: BACKWARD_POST") + "fsdp}\n", "t.yaml");
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().field == "runs[0].backward_prefetch");
+}
+
+TEST_CASE("llm-foundry files: Composer's BACKWARD_POST, except the Large Scale table's forward prefetch and BACKWARD_PRE") {
+  for (const char* f : {"mosaicml-llmfoundry-a100-40gb.yaml", "mosaicml-llmfoundry-a100-80gb.yaml",
+                        "mosaicml-llmfoundry-h100.yaml", "mosaicml-llmfoundry-h100-fp8.yaml",
+                        "mosaicml-llmfoundry-a100-80gb-mb-sweep.yaml"}) {
+    INFO(f);
+    auto set = load_validation(kSource + "/validation/" + f);
+    REQUIRE(set.ok());
+    int large = 0;
+    for (const ValidationRun& r : set.value().runs) {
+      const ShardingKnobs k = run_framework(r).sharding;
+      // sweep.py at 5e85bd62d passes --fsdp_config_forward_prefetch true --fsdp_config_backward_prefetch
+      // BACKWARD_PRE for the H100 >= 128-GPU table; the older tables ran Composer's defaults.
+      const bool large_scale = std::string(f) == "mosaicml-llmfoundry-h100.yaml" && r.gpus >= 128;
+      large += large_scale;
+      CHECK(k.forward_prefetch == large_scale);
+      CHECK(k.backward_prefetch == (large_scale ? BackwardPrefetch::Pre : BackwardPrefetch::Post));
+    }
+    CHECK(large == (std::string(f) == "mosaicml-llmfoundry-h100.yaml" ? 18 : 0));
+  }
+}
+
 TEST_CASE("Korthikanti Table 5 is the tuning set, materialized, the ZeRO-3 rows are DeepSpeed") {
   auto k = load_validation(kSource + "/validation/korthikanti2022-table5.yaml");
   REQUIRE(k.ok());

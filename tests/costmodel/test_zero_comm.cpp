@@ -12,27 +12,72 @@
 using namespace meshplan;
 using Catch::Detail::Approx;
 
+namespace {
+ShardingKnobs depth(int d) {
+  ShardingKnobs k;
+  k.prefetch_depth = d;
+  return k;
+}
+}  // namespace
+
 TEST_CASE("zero3_exposed_s: first gather and last reduce-scatter exposed, the rest behind compute") {
   ShardedCollectives c;
   c.layers = 4;
   c.gather_layer_s = 1.0;
   c.reduce_layer_s = 1.0;
   // Compute longer than communication: only the pass edges are exposed (1 forward, 1 + 1 backward).
-  CHECK(zero3_exposed_s(c, 2.0, 3.0, 0.0, 1) == Approx(3.0));
+  CHECK(zero3_exposed_s(c, 2.0, 3.0, 0.0, depth(1)) == Approx(3.0));
   // Communication longer: forward 1 + 3 x (1 - 0.5); backward 1 + 3 x (2 - 1) + 1.
-  CHECK(zero3_exposed_s(c, 0.5, 1.0, 0.0, 1) == Approx(2.5 + 5.0));
+  CHECK(zero3_exposed_s(c, 0.5, 1.0, 0.0, depth(1)) == Approx(2.5 + 5.0));
   // No prefetch: everything (4 gathers forward, 4 gathers + 4 reduce-scatters backward).
-  CHECK(zero3_exposed_s(c, 10.0, 10.0, 0.0, 0) == Approx(12.0));
+  CHECK(zero3_exposed_s(c, 10.0, 10.0, 0.0, depth(0)) == Approx(12.0));
   CHECK(zero3_total_s(c, 0.0) == Approx(12.0));
   CHECK(zero3_total_s(c, 1.0) == Approx(16.0));
   // Half the layers re-fetched (every-2-layers under DeepSpeed): 4 x 1.5 gathers in backward.
   CHECK(zero3_total_s(c, 0.5) == 14.0);
   // Forward 1; backward: first layer's 1 + 0.5 gathers, 3 x (2.5 - 3)+ = 0 hidden misses, last rs 1.
-  CHECK(zero3_exposed_s(c, 2.0, 3.0, 0.5, 1) == 3.5);
-  CHECK(zero3_exposed_s(c, 10.0, 10.0, 0.5, 0) == 14.0);
+  CHECK(zero3_exposed_s(c, 2.0, 3.0, 0.5, depth(1)) == 3.5);
+  CHECK(zero3_exposed_s(c, 10.0, 10.0, 0.5, depth(0)) == 14.0);
   // DeepSpeed prefetching only half a layer ahead: half of every gather is exposed.
   c.prefetch_fraction = 0.5;
-  CHECK(zero3_exposed_s(c, 2.0, 3.0, 0.0, 1) == Approx(1.0 + 3 * 0.5 + 1.0 + 3 * 1.0 + 1.0));
+  CHECK(zero3_exposed_s(c, 2.0, 3.0, 0.0, depth(1)) == Approx(1.0 + 3 * 0.5 + 1.0 + 3 * 1.0 + 1.0));
+}
+
+TEST_CASE("zero3_exposed_s: FSDP1's forward_prefetch and backward_prefetch settings") {
+  ShardedCollectives c;
+  c.layers = 4;
+  c.gather_layer_s = 1.0;
+  c.reduce_layer_s = 2.0;
+  c.gather_ends_s = 0.25;
+  c.reduce_ends_s = 0.5;
+  ShardingKnobs k;  // forward prefetch, BACKWARD_PRE: ends 0.25 + 1 forward; 1 + 2 + 0.5 backward
+  CHECK(zero3_exposed_s(c, 5.0, 5.0, 0.0, k) == Approx(0.25 + 1.0 + 1.0 + 2.0 + 0.5));
+  // forward_prefetch=False: all 4 forward gathers wait in the open.
+  k.forward_prefetch = false;
+  CHECK(zero3_exposed_s(c, 5.0, 5.0, 0.0, k) == Approx(0.25 + 4.0 + 1.0 + 2.0 + 0.5));
+  // BACKWARD_POST: 4 gathers exposed; the reduce-scatters (2 s) fit under 5 s of compute but the
+  // last; under 1.5 s of compute each of the 3 others leaves 0.5 s.
+  k.backward_prefetch = BackwardPrefetch::Post;
+  CHECK(zero3_exposed_s(c, 5.0, 5.0, 0.0, k) == Approx(0.25 + 4.0 + 4.0 + 2.0 + 0.5));
+  CHECK(zero3_exposed_s(c, 5.0, 1.5, 0.0, k) == Approx(0.25 + 4.0 + 4.0 + 3 * 0.5 + 2.0 + 0.5));
+  // No backward prefetch: every gather queued behind the previous reduce-scatter: all of it.
+  k.backward_prefetch = BackwardPrefetch::None;
+  CHECK(zero3_exposed_s(c, 5.0, 5.0, 0.0, k) == Approx(0.25 + 4.0 + 4 * 3.0 + 0.5));
+  CHECK(zero3_exposed_s(c, 5.0, 5.0, 0.0, k) == Approx(zero3_total_s(c, 0.0)));
+  // Every setting exposes at most the total and at least what full prefetch exposes.
+  for (bool fwd : {true, false})
+    for (auto b : {BackwardPrefetch::Pre, BackwardPrefetch::Post, BackwardPrefetch::None}) {
+      k.forward_prefetch = fwd;
+      k.backward_prefetch = b;
+      CHECK(zero3_exposed_s(c, 0.5, 0.7, 0.0, k) <= zero3_total_s(c, 0.0) + 1e-12);
+      CHECK(zero3_exposed_s(c, 0.5, 0.7, 0.0, k) >= zero3_exposed_s(c, 0.5, 0.7, 0.0, ShardingKnobs{}) - 1e-12);
+    }
+}
+
+TEST_CASE("backward_prefetch names round-trip") {
+  for (auto b : {BackwardPrefetch::Pre, BackwardPrefetch::Post, BackwardPrefetch::None})
+    CHECK(parse_backward_prefetch(to_string(b)) == b);
+  CHECK_FALSE(parse_backward_prefetch("BACKWARD_PRE").has_value());
 }
 
 TEST_CASE("FSDP gathers one unit per layer, DeepSpeed one fetch per weight matrix or prefetch bucket") {
