@@ -181,7 +181,8 @@ Result<bool> check_published_facts(const ValidationSet& set, const ValidationRun
 }
 
 std::string skip_reason(const ValidationRun& run) {
-  if (run.shard_group > 0) return "HSDP (ZeRO-3 sharded within groups of " + std::to_string(run.shard_group) +
+  // A shard group as large as the data-parallel group is plain FULL_SHARD (fms-fsdp's "FSDP" rows).
+  if (run.shard_group > 0 && run.shard_group < run.dp) return "HSDP (ZeRO-3 sharded within groups of " + std::to_string(run.shard_group) +
                                  " GPUs) is not modelled";
   return "";
 }

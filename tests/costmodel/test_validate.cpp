@@ -231,6 +231,17 @@ TEST_CASE("llm-foundry files: Composer's BACKWARD_POST, except the Large Scale t
   }
 }
 
+TEST_CASE("fms-fsdp: HSDP rows (shard group 8 of 128) are skipped, a shard group of the whole DP is plain FSDP") {
+  const ValidationReport r = predict_file("ibm-fms-fsdp-a100.yaml");
+  REQUIRE(r.runs.size() == 4);
+  for (int i : {0, 1}) CHECK(r.runs[i].skipped.find("HSDP") != std::string::npos);
+  for (int i : {2, 3}) {
+    INFO(r.runs[i].label);
+    CHECK(r.runs[i].skipped.empty());
+    CHECK(std::fabs(r.runs[i].error) < 0.10);  // -3.5 % and -3.4 % on 2026-11-28
+  }
+}
+
 TEST_CASE("Korthikanti Table 5 is the tuning set, materialized, the ZeRO-3 rows are DeepSpeed") {
   auto k = load_validation(kSource + "/validation/korthikanti2022-table5.yaml");
   REQUIRE(k.ok());
