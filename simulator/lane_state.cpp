@@ -169,8 +169,8 @@ Step World::compute_piece(int lane, const Op& op, Nanoseconds now, std::vector<W
       s.piece_coll = s.prefetch_coll;
       s.prefetch_coll = -1;
     } else {
-      if (!prefetch && p.backward_prefetch == BackwardPrefetch::None && op.kind != ActionKind::Forward)
-        reduce_finished_layer(lane, op, now, wake);
+      if (op.kind != ActionKind::Forward && p.backward_prefetch == BackwardPrefetch::None)
+        reduce_finished_layer(lane, op, now, wake);  // queued ahead of this piece's gather
       s.piece_coll = issue(lane, now, p.gather_ns[g], op.kind, op.chunk, op.micro_batch, wake);
     }
   }
