@@ -47,6 +47,7 @@ struct PlanArgs {
   std::string export_kind;  // "", "megatron", "deepspeed"
   std::string html;         // --html FILE: the self-contained report page (cli/html_report.h)
   std::string ep, etp;      // --ep / --etp lists (MoE models, planner/moe_space.h)
+  std::string shard_group;  // --shard-group list (HSDP, planner/hsdp_space.h)
 };
 
 Result<std::vector<int64_t>> parse_ints(const std::string& text, const char* flag, int64_t lo,
@@ -103,6 +104,11 @@ Result<bool> narrow(const PlanArgs& a, SearchSpace& s) {
   if (!a.pp.empty()) { auto v = parse_small_ints(a.pp, "--pp", 1, big); if (!v) return v.error(); s.pp = *v; }
   if (!a.cp.empty()) { auto v = parse_small_ints(a.cp, "--cp", 1, big); if (!v) return v.error(); s.cp = *v; }
   if (!a.zero.empty()) { auto v = parse_small_ints(a.zero, "--zero", 0, 3); if (!v) return v.error(); s.zero = *v; }
+  if (!a.shard_group.empty()) {
+    auto v = parse_small_ints(a.shard_group, "--shard-group", 0, static_cast<int>(limits::kMaxGpus));
+    if (!v) return v.error();
+    s.shard_group = *v;
+  }
   if (!a.micro_batch.empty()) {
     auto v = parse_ints(a.micro_batch, "--micro-batch", 1, limits::kMaxGlobalBatch);
     if (!v) return v.error();
@@ -329,6 +335,10 @@ void add_narrowing_options(CLI::App* sub, PlanArgs& a) {
   sub->add_option("--cp", a.cp, "Context-parallel sizes to try, e.g. 1,2,4 (default: 1, and for sequences of 8K "
                                 "tokens or more every size leaving >= 4K tokens per GPU)");
   sub->add_option("--zero", a.zero, "ZeRO stages to try, e.g. 1,2 (default: 0,1,2,3)");
+  sub->add_option("--shard-group", a.shard_group,
+                  "HSDP shard groups (data-parallel ranks) to try with ZeRO 2/3, 0 = shard over all DP ranks, e.g. 0,8 "
+                  "(default under --framework fsdp or torchtitan: 0 and one NVLink domain's DP ranks times 1, 2, 4, ...; "
+                  "elsewhere 0)");
   sub->add_option("--micro-batch", a.micro_batch, "Micro-batch sizes to try (default: divisors of batch/dp)");
   allowed_values(sub->add_option("--recompute", a.recompute, "Recompute modes to try, comma-separated (default: all)"),
                  {"none", "selective", "full"});

@@ -223,6 +223,7 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job) { return
 
 void add_config_features(ojson& config, const ParallelConfig& c) {
   if (c.cp > 1) config["cp"] = c.cp;
+  if (c.shard_group > 0) config["shard_group"] = c.shard_group;  // HSDP (core/hsdp_config.h)
 }
 
 void add_job_features(ojson& j, const Job& job) {

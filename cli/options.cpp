@@ -59,6 +59,11 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
   sub->add_option("--pp", o.pp, "Pipeline-parallel degree (default 1)");
   sub->add_option("--ep", o.ep, "Expert-parallel degree: MoE experts split over ep of the DP ranks (default 1)");
   sub->add_option("--zero", o.zero, "ZeRO stage 0..3 (default 0)");
+  sub->add_option("--shard-group", o.shard_group,
+                  "Hybrid sharding (HSDP): ZeRO-2/3 state sharded within groups of N data-parallel ranks and "
+                  "replicated across dp/N groups, whose gradient shards are all-reduced (PyTorch FSDP "
+                  "HYBRID_SHARD, torchtitan data_parallel_shard_degree); needs --framework fsdp or torchtitan "
+                  "(default 0: shard over all DP ranks)");
   sub->add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch (default 1)");
   allowed_values(sub->add_option("--recompute", o.recompute, "Activation recomputation (default none)"),
                  {"none", "selective", "full"});
@@ -234,6 +239,7 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
   const int64_t mp = static_cast<int64_t>(c.tp) * c.pp * c.cp;  // DP = gpus / (tp * cp * pp)
   c.dp = static_cast<int>(std::max<int64_t>(1, p.job.gpus / mp));
   c.zero_stage = o.zero;
+  c.shard_group = o.shard_group == c.dp ? 0 : o.shard_group;  // the whole DP group: plain sharding
   c.micro_batch_size = o.micro_batch;
   c.num_micro_batches = std::max<int64_t>(1, p.job.global_batch / (c.dp * o.micro_batch));
   c.sequence_parallel = o.sequence_parallel;
@@ -259,6 +265,7 @@ ConfigOptions config_options_of(const ParallelConfig& cfg) {
   o.ep = cfg.ep;
   o.cp = cfg.cp;
   o.zero = cfg.zero_stage;
+  o.shard_group = cfg.shard_group;
   o.micro_batch = cfg.micro_batch_size;
   o.recompute = to_string(cfg.recompute);
   o.sequence_parallel = cfg.sequence_parallel;
@@ -279,6 +286,7 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
   if (given(a, "--pp")) base.pp = co.pp;
   if (given(a, "--ep")) base.ep = co.ep;
   if (given(a, "--zero")) base.zero = co.zero;
+  if (given(a, "--shard-group")) base.shard_group = co.shard_group;
   if (given(a, "--micro-batch")) base.micro_batch = co.micro_batch;
   if (given(a, "--recompute")) base.recompute = co.recompute;
   if (given(a, "--sequence-parallel")) base.sequence_parallel = co.sequence_parallel;

@@ -39,6 +39,7 @@ struct ConfigOptions {
   int tp = 1;
   int pp = 1;
   int zero = 0;
+  int shard_group = 0;                  // --shard-group: HSDP shard group in DP ranks (0 = all)
   int64_t micro_batch = 1;              // sequences per micro-batch per DP rank
   std::string recompute = "none";       // none | selective | full
   bool sequence_parallel = false;

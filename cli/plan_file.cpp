@@ -132,6 +132,8 @@ void read_config(JsonReader& r, const ojson& j, const std::string& at, ParallelC
   c.dp = static_cast<int>(r.integer_in(j, "dp", at + ".dp", std::nullopt, 1, limits::kMaxGpus));
   c.cp = static_cast<int>(r.integer_in(j, "cp", at + ".cp", 1, 1, kMaxDegree));
   c.zero_stage = static_cast<int>(r.integer_in(j, "zero_stage", at + ".zero_stage", 0, 0, 3));
+  // HSDP shard group (core/hsdp_config.h); absent = 0, shard over all DP ranks.
+  c.shard_group = static_cast<int>(r.integer_in(j, "shard_group", at + ".shard_group", 0, 0, limits::kMaxGpus));
   c.micro_batch_size = r.integer_in(j, "micro_batch_size", at + ".micro_batch_size", std::nullopt, 1,
                                     limits::kMaxGlobalBatch);
   c.num_micro_batches = r.integer_in(j, "num_micro_batches", at + ".num_micro_batches", std::nullopt, 1,

@@ -205,7 +205,7 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
                                           : "")
     << "\n";
   o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << (c.cp > 1 ? " cp=" + std::to_string(c.cp) : "")
-    << " zero=" << c.zero_stage
+    << " zero=" << c.zero_stage << (c.shard_group > 0 ? " shard_group=" + std::to_string(c.shard_group) : "")
     << " micro_batch=" << c.micro_batch_size << " micro_batches=" << c.num_micro_batches
     << " recompute=" << to_string(c.recompute) << " sp=" << (c.sequence_parallel ? "on" : "off")
     << " schedule=" << to_string(c.schedule) << " v=" << c.virtual_stages

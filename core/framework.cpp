@@ -49,6 +49,7 @@
 #include <algorithm>
 
 #include "core/framework_knobs.h"
+#include "core/hsdp_config.h"
 #include "core/job_features.h"
 
 namespace meshplan {
@@ -126,6 +127,11 @@ FrameworkSpec torchtitan_spec() {
   f.recomputes = {R::None, R::Selective, R::Full};
   f.sequence_parallel = SequenceParallelRule::AlwaysWithTp;
   f.convention = ParamConvention::Megatron;  // bf16 compute, fp32 reduce and params
+  // HSDP: [parallelism] data_parallel_replicate_degree x data_parallel_shard_degree ("If
+  // data_parallel_shard_degree is also greater than 1, the parallelism method used is HSDP",
+  // torchtitan/config/configs.py at b5bcd76c6; job_config.py before); PyTorch FSDP1's
+  // ShardingStrategy.HYBRID_SHARD / _HYBRID_SHARD_ZERO2 (torch/distributed/fsdp/api.py).
+  f.hybrid_sharding = true;
   return f;
 }
 
@@ -226,6 +232,10 @@ ErrorList validate_framework(const Problem& p, const ParallelConfig& c, const st
     e.push_back(make_error(w, "--zero", std::to_string(c.zero_stage),
                            "is not available" + by + (c.pp > 1 ? " with pp > 1" : ""),
                            "use --zero " + join_zero(c.pp > 1 ? f.zero_stages_with_pp : f.zero_stages)));
+  if (hsdp_enabled(c) && !f.hybrid_sharding)
+    e.push_back(make_error(w, "--shard-group", std::to_string(c.shard_group),
+                           "hybrid sharding (HSDP) is not available" + by,
+                           "use --framework fsdp or torchtitan, or drop --shard-group"));
   if (!framework_admits_recompute(f, c.recompute))
     e.push_back(make_error(w, "--recompute", to_string(c.recompute), "is not a mode" + by,
                            "use " + join_recompute(f.recomputes)));

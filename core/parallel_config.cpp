@@ -5,6 +5,7 @@
 #include "core/job_features.h"
 #include "core/limits.h"
 #include "core/moe_config.h"
+#include "core/hsdp_config.h"
 #include "core/offload_config.h"
 
 #include <algorithm>
@@ -192,6 +193,7 @@ ErrorList validate_config(const Problem& p, const ParallelConfig& c, const std::
   validate_features(p, c, w, e);
   for (Error& x : validate_moe_config(p, c, w)) e.push_back(std::move(x));  // EP/ETP (core/moe_config.h)
   for (Error& x : validate_offload_config(p, c, w)) e.push_back(std::move(x));  // core/offload_config.h
+  for (Error& x : validate_hsdp_config(c, w)) e.push_back(std::move(x));          // core/hsdp_config.h
   return e;
 }
 

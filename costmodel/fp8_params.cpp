@@ -7,6 +7,7 @@
 #include "core/moe_config.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/fp8.h"
+#include "costmodel/hsdp.h"
 #include "costmodel/memory.h"
 #include "costmodel/moe_layout.h"
 
@@ -25,7 +26,7 @@ double fp8_param_saved_bytes(const Problem& p, const ParallelConfig& cfg, int la
   const double w = param_bytes(p.job.convention).weights;
   const bool sharded = cfg.zero_stage >= 3;
   const double per_param = sharded ? w - fp8_weight_bytes_per_param(p.job.fp8, fp8_gemm_needs_transposes(p.hardware)) : w;
-  const double d = sharded ? static_cast<double>(grad_group_size(cfg)) : 1.0;
+  const double d = sharded ? static_cast<double>(zero_shard_size(cfg)) : 1.0;
   const double de = sharded ? static_cast<double>(std::max(1, expert_data_parallel(cfg))) : 1.0;
   return layers * std::max(0.0, per_param) *
          (dense_linear_parameters(p, cfg) / d + expert_layer_parameters_per_gpu(p.model, cfg) / de);

@@ -7,6 +7,7 @@
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/fsdp2_pipeline.h"
+#include "costmodel/hsdp.h"
 #include "costmodel/memory.h"
 
 namespace meshplan {
@@ -22,7 +23,7 @@ Fsdp2CopyTimes fsdp2_copy_times(const Problem& p, const ParallelConfig& cfg) {
   if (!p.job.knobs.sharding.fsdp2_copies || grad_group_size(cfg) <= 1) return {};
   if (pipeline_keeps_unsharded(p, cfg)) return pipeline_copy_times(p, cfg);  // one gather, one reduce per step
   if (cfg.zero_stage < 3) return {};
-  const EagerBytes b = fsdp2_copy_bytes(layer_parameters_per_gpu(p.model, cfg.tp), grad_group_size(cfg),
+  const EagerBytes b = fsdp2_copy_bytes(layer_parameters_per_gpu(p.model, cfg.tp), zero_shard_size(cfg),
                                         activation_element_bytes(p.job.dtype), kFsdp2ReduceBytes);
   return Fsdp2CopyTimes{memory_bound_time_s(p.hardware, b.forward), memory_bound_time_s(p.hardware, b.backward)};
 }

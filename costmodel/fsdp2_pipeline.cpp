@@ -6,6 +6,7 @@
 #include "costmodel/activations.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/hsdp.h"
 #include "costmodel/zero_comm.h"
 
 namespace meshplan {
@@ -23,7 +24,7 @@ StaticBytes pipeline_unsharded_static_bytes(const Problem& p, double params, con
 }
 
 DpComm pipeline_unsharded_dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st) {
-  const ShardedCollectives c = sharded_collectives(p, cfg, stage, grad_group(p.hardware, cfg));
+  const ShardedCollectives c = sharded_collectives(p, cfg, stage, zero_shard_group(p.hardware, cfg));
   const double L = static_cast<double>(c.layers);
   const double gather = c.gather_ends_s + L * c.gather_layer_s;
   const double reduce = L * c.reduce_layer_s + c.reduce_ends_s;
@@ -42,7 +43,7 @@ DpComm pipeline_unsharded_dp_comm(const Problem& p, const ParallelConfig& cfg, i
 
 Fsdp2CopyTimes pipeline_copy_times(const Problem& p, const ParallelConfig& cfg) {
   const double P = layer_parameters_per_gpu(p.model, cfg.tp);
-  const double d = static_cast<double>(grad_group_size(cfg));
+  const double d = static_cast<double>(zero_shard_size(cfg));
   const double e = activation_element_bytes(p.job.dtype);
   const double r = kFsdp2ReduceBytes;
   const double M = static_cast<double>(std::max<int64_t>(1, cfg.num_micro_batches));

@@ -10,6 +10,7 @@
 #include "costmodel/fp8.h"
 #include "costmodel/fp8_params.h"
 #include "costmodel/fsdp2_pipeline.h"
+#include "costmodel/hsdp.h"
 #include "costmodel/moe_cost.h"
 #include "costmodel/moe_layout.h"
 #include "costmodel/pipeline.h"
@@ -108,7 +109,7 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
 
 MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int stage) {
   const double params = stage_parameters_per_gpu(p.model, cfg, stage);
-  StaticBytes st = static_bytes(params, p.job.convention, cfg.zero_stage, grad_group_size(cfg));
+  StaticBytes st = static_bytes(params, p.job.convention, cfg.zero_stage, zero_shard_size(cfg));  // HSDP: costmodel/hsdp.h
   if (pipeline_keeps_unsharded(p, cfg)) st = pipeline_unsharded_static_bytes(p, params, st);
   const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
   MemoryBreakdown mb;
@@ -161,7 +162,7 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
 MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
   const MemoryTerms k = memory_terms(p, cfg);
   const ParamBytes pb = param_bytes(p.job.convention);
-  const double d = static_cast<double>(grad_group_size(cfg));  // ZeRO shards over dp * cp
+  const double d = static_cast<double>(zero_shard_size(cfg));  // ZeRO shards over dp * cp (HSDP: its shard group)
   const double shard_w = cfg.zero_stage >= 3 ? d : 1.0, shard_g = cfg.zero_stage >= 2 ? d : 1.0,
                shard_o = cfg.zero_stage >= 1 ? d : 1.0;
   const bool unsharded = pipeline_keeps_unsharded(p, cfg);

@@ -16,6 +16,7 @@
 #include "costmodel/fsdp2_copies.h"
 #include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/grad_accumulation.h"
+#include "costmodel/hsdp.h"
 #include "costmodel/memory.h"
 #include "costmodel/moe_a2a_overlap.h"
 #include "costmodel/moe_cost.h"
@@ -143,10 +144,12 @@ double per_layer_collective_s(const Problem& p, const ParallelConfig& cfg, int s
   const double layer_params = layer_parameters_per_gpu(p.model, cfg.tp);
   const int layers = stage_layers(p.model, cfg, stage);
   const double ends = stage_parameters_per_gpu(p.model, cfg, stage) - layers * layer_params;
-  auto one = [&](double bytes) {
-    return gather ? all_gather_s(p.hardware, g, bytes) : reduce_scatter_s(p.hardware, g, bytes);
-  };
-  return layers * one(layer_params * bytes_per_param) + one(ends * bytes_per_param);
+  if (gather) return layers * all_gather_s(p.hardware, g, layer_params * bytes_per_param) +
+                    all_gather_s(p.hardware, g, ends * bytes_per_param);
+  // HSDP: each layer's reduced shard is then all-reduced across the replicas (costmodel/hsdp.h).
+  auto reduce = [&](double bytes) { return hsdp_unit_reduce(p.hardware, cfg, reduce_scatter_s(p.hardware, g, bytes), bytes); };
+  const HsdpReduce lr = reduce(layer_params * bytes_per_param), er = reduce(ends * bytes_per_param);
+  return layers * lr.per_unit_s + (layers > 0 ? lr.drain_s : 0.0) + er.per_unit_s + er.drain_s;
 }
 }  // namespace
 
@@ -160,7 +163,9 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   DpComm out;
   if (grad_group_size(cfg) <= 1) return out;
   const HardwareProfile& hw = p.hardware;
-  const GroupPlacement g = grad_group(hw, cfg);  // dp * cp ranks (costmodel/context_parallel.h)
+  // dp * cp ranks (costmodel/context_parallel.h); under HSDP (ZeRO 2/3 only) one shard group of them,
+  // its replicas joined by hsdp_unit_reduce (costmodel/hsdp.h).
+  const GroupPlacement g = zero_shard_group(hw, cfg);
   const double params = stage_parameters_per_gpu(p.model, cfg, stage);
   const double reduce_bytes = grad_reduce_bytes_per_param(p);  // on the wire (dp_reduce_bytes)
   const double M = static_cast<double>(cfg.num_micro_batches);
@@ -229,7 +234,7 @@ DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const Sta
 
 double optimizer_time_s(const Problem& p, const ParallelConfig& cfg, int stage) {
   const ParamBytes pb = param_bytes(p.job.convention);
-  const double local = stage_parameters_per_gpu(p.model, cfg, stage) / (cfg.zero_stage >= 1 ? grad_group_size(cfg) : 1) +
+  const double local = stage_parameters_per_gpu(p.model, cfg, stage) / (cfg.zero_stage >= 1 ? zero_shard_size(cfg) : 1) +
                        stage_expert_static_bytes(p, cfg, stage).optimizer / pb.optimizer;
   // Adam reads the gradient and fp32 master/m/v, writes master/m/v and the 16-bit working weights;
   // the global-norm clipping reads the gradients once more and the next step's buffers are zeroed.
@@ -347,7 +352,7 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
   const LayerCosts lc = layer_costs(p, cfg);
   const HardwareProfile& hw = p.hardware;
   const ParamBytes pb = param_bytes(p.job.convention);
-  const GroupPlacement dp_group = grad_group(hw, cfg);
+  const GroupPlacement dp_group = zero_shard_group(hw, cfg);  // grad_group but under HSDP (costmodel/hsdp.h)
   const int v = std::max(1, cfg.virtual_stages);
   const int chunks = cfg.pp * v;
   const double b = static_cast<double>(cfg.micro_batch_size);
@@ -371,6 +376,10 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
       k.dp_reduce_s = compressed_reduction(p, cfg, stage, dp_group).total_s * params /
                       stage_parameters_per_gpu(p.model, cfg, stage);
     }
+    // HSDP: the chunk's layers all-reduce their shards across the replicas behind their reduce-scatters
+    // (costmodel/hsdp.h); at chunk level L units of max(rs, ar) and one drain make max + min / L.
+    const HsdpReduce hr = hsdp_unit_reduce(hw, cfg, k.dp_reduce_s, k.grad_bytes);
+    k.dp_reduce_s = hr.per_unit_s + hr.drain_s / std::max(1, k.layers);
     k.grad_bytes += expert_chunk_grad_bytes(p, cfg, c);  // MoE: reduced over the expert-data group
     k.dp_reduce_s += expert_chunk_reduce_s(p, cfg, c);
     k.gather_once = pipeline_keeps_unsharded(p, cfg);  // FSDP2 under a pipeline, ZeRO 2 or 3

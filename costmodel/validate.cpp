@@ -75,6 +75,9 @@ ParallelConfig run_config(const ValidationRun& run) {
   c.dp = run.dp;
   c.cp = std::max(1, run.cp);
   c.zero_stage = run.zero_stage;
+  // HSDP (costmodel/hsdp.h); a shard group as large as the DP group is plain FULL_SHARD (fms-fsdp's
+  // "FSDP" rows).
+  c.shard_group = run.shard_group == run.dp ? 0 : run.shard_group;
   c.micro_batch_size = run.micro_batch;
   c.num_micro_batches = run.dp > 0 && run.micro_batch > 0 ? run.global_batch / (run.dp * run.micro_batch) : 0;
   c.recompute = run.recompute;
@@ -180,22 +183,7 @@ Result<bool> check_published_facts(const ValidationSet& set, const ValidationRun
   return true;
 }
 
-std::string skip_reason(const ValidationRun& run) {
-  // A shard group as large as the data-parallel group is plain FULL_SHARD (fms-fsdp's "FSDP" rows).
-  if (run.shard_group > 0 && run.shard_group < run.dp) return "HSDP (ZeRO-3 sharded within groups of " + std::to_string(run.shard_group) +
-                                 " GPUs) is not modelled";
-  return "";
-}
-
 Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw) {
-  if (const std::string why = skip_reason(run); !why.empty()) {
-    RunPrediction skip;
-    skip.set = set.name;
-    skip.label = run.label;
-    skip.tuning = run.tuning;
-    skip.skipped = why;
-    return skip;
-  }
   const Problem p = run_problem(set, run, hw);
   if (auto facts = check_published_facts(set, run, p.model); !facts) return facts.error();
   const ParallelConfig c = run_config(run);

@@ -55,9 +55,6 @@ double published_iteration_s(const ValidationSet& set, const ValidationRun& run,
 /// keys do not describe the run's model, so its prediction would be of another model).
 Result<bool> check_published_facts(const ValidationSet& set, const ValidationRun& run, const ModelSpec& m);
 
-/// Why a run cannot be predicted by today's model ("" when it can): HSDP shard groups.
-std::string skip_reason(const ValidationRun& run);
-
 /// Predicts every run; a run whose layout is invalid for the model is an Error naming the run.
 Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw);
 Result<ValidationReport> predict_set(const ValidationSet& set, const HardwareProfile& hw);

@@ -6,6 +6,7 @@
 
 #include "costmodel/ac_policy.h"
 #include "costmodel/grad_accumulation.h"
+#include "costmodel/hsdp.h"
 #include "costmodel/memory.h"
 #include "costmodel/pipeline.h"
 
@@ -35,9 +36,13 @@ ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& c
   const double ends = stage_parameters_per_gpu(p.model, cfg, stage) - c.layers * layer;
   if (k.granularity == ShardGranularity::PerUnit) {
     c.gather_layer_s = all_gather_s(hw, g, layer * pb.weights);
-    c.reduce_layer_s = reduce_scatter_s(hw, g, layer * reduce_bytes);
     c.gather_ends_s = all_gather_s(hw, g, ends * pb.weights);
-    c.reduce_ends_s = reduce_scatter_s(hw, g, ends * reduce_bytes);
+    // HSDP all-reduces each unit's reduced shard across the replicas (costmodel/hsdp.h); the last
+    // layer's all-reduce drains after the pass, with the root unit's reduction.
+    const HsdpReduce lr = hsdp_unit_reduce(hw, cfg, reduce_scatter_s(hw, g, layer * reduce_bytes), layer * reduce_bytes);
+    const HsdpReduce er = hsdp_unit_reduce(hw, cfg, reduce_scatter_s(hw, g, ends * reduce_bytes), ends * reduce_bytes);
+    c.reduce_layer_s = lr.per_unit_s;
+    c.reduce_ends_s = er.per_unit_s + er.drain_s + (c.layers > 0 ? lr.drain_s : 0.0);
     c.prefetch_fraction = 1.0;
     return c;
   }
@@ -49,7 +54,8 @@ ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& c
   // paying its share by bytes.
   const double total = c.layers * layer + ends;
   const double buckets = std::ceil(total / std::max(1.0, k.reduce_bucket_elements));
-  const double all_rs = split_reduce_s(hw, g, total * reduce_bytes, buckets);
+  const HsdpReduce red = hsdp_unit_reduce(hw, cfg, split_reduce_s(hw, g, total * reduce_bytes, buckets), total * reduce_bytes);
+  const double all_rs = red.per_unit_s + red.drain_s;
   c.reduce_layer_s = total > 0 ? all_rs * layer / total : 0.0;
   c.reduce_ends_s = total > 0 ? all_rs * ends / total : 0.0;
   c.prefetch_fraction = std::min(1.0, prefetch / std::max(1.0, layer));

@@ -8,6 +8,7 @@
 #include "core/job_features.h"
 #include "planner/cp_space.h"
 #include "planner/framework_space.h"
+#include "planner/hsdp_space.h"
 #include "planner/moe_space.h"
 #include "planner/offload_space.h"
 
@@ -171,6 +172,7 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, i
   if (!s.dp_overlap.empty()) d.dp_overlaps = s.dp_overlap;
   else d.dp_overlaps = d.dp > 1 ? std::vector<int>{1, 0} : std::vector<int>{1};
   restrict_to_megatron_overlaps(p, d);  // planner/framework_space.h
+  d.shardings = sharding_choices(p, s, d);  // ZeRO stages x HSDP shard groups (planner/hsdp_space.h)
   return d;
 }
 
@@ -204,7 +206,7 @@ Reason classify_config(const Problem& p, const ParallelConfig& c) {
 }
 
 int64_t count_per_micro_batch(const LayoutDims& d) {
-  return static_cast<int64_t>(d.schedules.size()) * d.zeros.size() * d.sequence_parallel.size() *
+  return static_cast<int64_t>(d.schedules.size()) * d.shardings.size() * d.sequence_parallel.size() *
          d.recomputes.size() * d.dp_overlaps.size();
 }
 
@@ -227,14 +229,15 @@ int64_t count_space(const Problem& p, const SearchSpace& s) {
 }
 
 ParallelConfig make_candidate(const Problem& p, const LayoutDims& d, int64_t micro_batch,
-                              const ScheduleChoice& sc, int zero, int sp, Recompute rc,
+                              const ScheduleChoice& sc, const ZeroChoice& zero, int sp, Recompute rc,
                               int overlap) {
   ParallelConfig c;
   c.tp = d.tp;
   c.pp = d.pp;
   c.cp = d.cp;
   c.dp = static_cast<int>(d.dp);
-  c.zero_stage = zero;
+  c.zero_stage = zero.stage;
+  c.shard_group = zero.shard_group;
   c.micro_batch_size = micro_batch;
   const int64_t per_step = d.dp * micro_batch;
   c.num_micro_batches = per_step > 0 && p.job.global_batch % per_step == 0
@@ -269,7 +272,7 @@ void for_each_config(const Problem& p, const SearchSpace& s,
       d.etp = ec.etp;
       for (int64_t mb : d.micro_batches)
         for (const ScheduleChoice& sc : d.schedules)
-          for (int z : d.zeros)
+          for (const ZeroChoice& z : d.shardings)
             for (int sp : d.sequence_parallel)
               for (Recompute rc : d.recomputes)
                 for (int ov : d.dp_overlaps) {

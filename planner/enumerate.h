@@ -28,6 +28,7 @@ struct SearchSpace {
   std::vector<int> cp;                  // --cp (context parallel); empty = planner/cp_space.h
   std::vector<int> ep;                  // --ep (MoE models; planner/moe_space.h)
   std::vector<int> etp;                 // --etp
+  std::vector<int> shard_group;         // --shard-group (HSDP, ZeRO 2/3; 0 = plain); planner/hsdp_space.h
 };
 
 /// Why a candidate was rejected. Each rejected configuration is counted once, under the first rule
@@ -63,6 +64,13 @@ struct RejectCounts {
 /// Divisors of n in ascending order (n >= 1).
 std::vector<int64_t> divisors(int64_t n);
 
+/// One ZeRO choice: the stage and, for ZeRO 2/3 under HSDP, the shard group (0 = all DP ranks).
+struct ZeroChoice {
+  int stage = 0;
+  int shard_group = 0;
+  bool operator==(const ZeroChoice& o) const { return stage == o.stage && shard_group == o.shard_group; }
+};
+
 /// One pipeline schedule choice: the kind and its virtual stages (1 unless interleaved).
 struct ScheduleChoice {
   ScheduleKind kind = ScheduleKind::OneFOneB;
@@ -77,7 +85,8 @@ struct LayoutDims {
   int64_t dp = 0;                        // 0 when tp*pp does not divide the GPU count
   std::vector<int64_t> micro_batches;    // ascending
   std::vector<ScheduleChoice> schedules;
-  std::vector<int> zeros;
+  std::vector<int> zeros;                // ZeRO stages, narrowed by the framework, MoE, features
+  std::vector<ZeroChoice> shardings;     // what the search visits: zeros x HSDP shard groups (last)
   std::vector<int> sequence_parallel;    // 0/1
   std::vector<Recompute> recomputes;     // full, selective, none (those allowed)
   std::vector<int> dp_overlaps;          // 1/0
@@ -100,7 +109,7 @@ Reason check_layout(const Problem& p, int tp, int pp, int cp = 1);
 /// Same verdict as validate_config(...).empty(), without building messages: the hot-path twin.
 Reason classify_config(const Problem& p, const ParallelConfig& cfg);
 
-/// Configurations under one layout with a given micro-batch (number of (schedule, zero, sp,
+/// Configurations under one layout with a given micro-batch (number of (schedule, sharding, sp,
 /// recompute, overlap) combinations).
 int64_t count_per_micro_batch(const LayoutDims& d);
 /// All configurations under one layout (1 when dp is undefined: the layout itself is the candidate),
@@ -114,7 +123,7 @@ int64_t count_space(const Problem& p, const SearchSpace& s);
 /// Builds the ParallelConfig for one point of a layout's dimensions (num_micro_batches derived;
 /// 0 when dp*micro_batch does not divide the global batch).
 ParallelConfig make_candidate(const Problem& p, const LayoutDims& d, int64_t micro_batch,
-                              const ScheduleChoice& sc, int zero, int sp, Recompute rc,
+                              const ScheduleChoice& sc, const ZeroChoice& zero, int sp, Recompute rc,
                               int overlap);
 
 /// Plain enumerator: calls `visit` for every configuration of the space, in search order, with the

@@ -103,6 +103,7 @@ std::vector<std::string> config_differences(const ParallelConfig& a, const Paral
   differ(out, "pp", a.pp, b.pp);
   differ(out, "dp", a.dp, b.dp);
   differ(out, "zero", a.zero_stage, b.zero_stage);
+  differ(out, "shard group", a.shard_group, b.shard_group);
   differ(out, "micro-batch", a.micro_batch_size, b.micro_batch_size);
   differ(out, "micro-batches", a.num_micro_batches, b.num_micro_batches);
   differ(out, "schedule", std::string(to_string(a.schedule)), std::string(to_string(b.schedule)));

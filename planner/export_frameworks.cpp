@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "core/framework.h"
+#include "core/hsdp_config.h"
 #include "core/megatron_overlap.h"
 #include "costmodel/fp8_params.h"
 #include "planner/compression_export.h"
@@ -58,7 +59,8 @@ std::string torchtitan_toml(const Problem& p, const ParallelConfig& c, bool fsdp
     << c.zero_stage << ").\n";
   if (fsdp_only)
     o << "# PyTorch FSDP through torchtitan's FSDP2 trainer: zero 3 = FULL_SHARD (reshard always),\n"
-      << "# zero 2 = SHARD_GRAD_OP (reshard never), zero 0 = NO_SHARD (replicate, DDP).\n";
+      << "# zero 2 = SHARD_GRAD_OP (reshard never), zero 0 = NO_SHARD (replicate, DDP); a shard group\n"
+      << "# (HSDP) = HYBRID_SHARD: data_parallel_shard_degree ranks shard, data_parallel_replicate_degree replicate.\n";
   o << "# Launch: torchrun --nproc_per_node " << std::min<int64_t>(p.job.gpus, p.hardware.gpus_per_node)
     << " --nnodes " << nodes_of(p) << " -m torchtitan.train --job.config_file <this file>\n";
   o << model_comment(p);
@@ -72,9 +74,11 @@ std::string torchtitan_toml(const Problem& p, const ParallelConfig& c, bool fsdp
     << "mixed_precision_param = \"" << (p.job.dtype == "fp32" ? "float32" : "bfloat16") << "\"\n"
     << "mixed_precision_reduce = \"float32\"\n";
   const bool shard = c.zero_stage >= 2;
+  // HSDP (costmodel/hsdp.h): torchtitan's dp_replicate x dp_shard mesh, shard groups inside replicas.
+  const int shard_degree = !shard ? 1 : hsdp_enabled(c) ? c.shard_group : c.dp;
   o << "\n[parallelism]\n"
-    << "data_parallel_replicate_degree = " << (shard ? 1 : c.dp) << "\n"
-    << "data_parallel_shard_degree = " << (shard ? c.dp : 1) << "\n";
+    << "data_parallel_replicate_degree = " << c.dp / shard_degree << "\n"
+    << "data_parallel_shard_degree = " << shard_degree << "\n";
   // With PP, torchtitan's "default" keeps every stage gathered all step (no per-micro-batch
   // all-gathers), which is what meshplan costs there (costmodel/fsdp2_pipeline.h): say "never".
   if (shard)

@@ -109,7 +109,7 @@ std::string ranked_table(const Problem& p, const SearchOptions& opt, const Searc
     const StepEstimate& e = r.top[i];
     const ParallelConfig& c = e.config;
     t.rows.push_back({std::to_string(i + 1), std::to_string(c.tp), std::to_string(c.pp),
-                      std::to_string(c.dp), std::to_string(c.zero_stage),
+                      std::to_string(c.dp), zero_text(c),
                       std::to_string(c.micro_batch_size), std::to_string(c.num_micro_batches),
                       schedule_text(c), to_string(c.recompute), c.sequence_parallel ? "on" : "off",
                       c.dp_overlap ? "on" : "off", gb_text(e.memory.peak_bytes),
@@ -147,11 +147,18 @@ std::string schedule_text(const ParallelConfig& c) {
   return to_string(c.schedule);
 }
 
+// ZeRO stage, and under HSDP "/" its shard group in DP ranks ("3/8": ZeRO-3 within groups of 8).
+std::string zero_text(const ParallelConfig& c) {
+  return std::to_string(c.zero_stage) + (c.shard_group > 0 ? "/" + std::to_string(c.shard_group) : "");
+}
+
 std::string describe_config(const ParallelConfig& c) {
   std::ostringstream o;
   o << "tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp;
   if (c.cp > 1) o << " cp=" << c.cp;
-  o << " zero=" << c.zero_stage << " mb=" << c.micro_batch_size << " M=" << c.num_micro_batches;
+  o << " zero=" << c.zero_stage;
+  if (c.shard_group > 0) o << " shard_group=" << c.shard_group;
+  o << " mb=" << c.micro_batch_size << " M=" << c.num_micro_batches;
   if (c.ep > 1 || c.etp > 1) o << " ep=" << c.ep << " etp=" << c.etp;
   if (c.pp > 1) o << " " << schedule_text(c);
   o << " recompute=" << to_string(c.recompute) << " sp=" << (c.sequence_parallel ? "on" : "off")

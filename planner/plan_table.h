@@ -11,6 +11,8 @@ namespace meshplan {
 
 /// "tp=8 pp=4 dp=4 zero=1 mb=1 M=256 interleaved v=2 recompute=selective sp=on overlap=on".
 std::string describe_config(const ParallelConfig& c);
+/// ZeRO stage, with "/N" under HSDP (shard group of N DP ranks): "3", "3/8".
+std::string zero_text(const ParallelConfig& c);
 /// Schedule column text: "1f1b", "interleaved v=2", "-" when pp == 1.
 std::string schedule_text(const ParallelConfig& c);
 

@@ -63,7 +63,7 @@ static int schedule_rank(ScheduleKind k) {
 static auto order_key(const ParallelConfig& c) {
   return std::make_tuple(c.pp, c.tp, c.zero_stage, schedule_rank(c.schedule), c.virtual_stages,
                          static_cast<int>(c.recompute), !c.sequence_parallel, -c.micro_batch_size,
-                         !c.dp_overlap, c.ep, c.etp);  // ep, etp last: 1, 1 for dense models
+                         !c.dp_overlap, c.ep, c.etp, c.shard_group);  // ep, etp, shard group last: 1, 1, 0 by default
 }
 
 bool config_less(const ParallelConfig& a, const ParallelConfig& b) {

@@ -58,7 +58,7 @@ class LayoutSearch {
   LayoutSearch(const Problem& p, const LayoutDims& d, Collector& c)
       : p_(p), d_(d), c_(c), usable_(p.hardware.usable_memory_bytes()),
         nsc_(d.schedules.size()), nsp_(d.sequence_parallel.size()), nrc_(d.recomputes.size()),
-        nz_(d.zeros.size()),
+        nz_(d.shardings.size()),
         static_lb_(nsc_ * nz_, 0.0),
         failed_(nsc_ * nsp_ * nrc_ * nz_, 0) {}
 
@@ -147,7 +147,7 @@ class LayoutSearch {
   }
 
   ParallelConfig candidate(int64_t mb, size_t si, size_t spi, size_t rci, size_t zi, int ov) const {
-    return make_candidate(p_, d_, mb, d_.schedules[si], d_.zeros[zi], d_.sequence_parallel[spi],
+    return make_candidate(p_, d_, mb, d_.schedules[si], d_.shardings[zi], d_.sequence_parallel[spi],
                           d_.recomputes[rci], ov);
   }
 

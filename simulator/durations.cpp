@@ -10,6 +10,7 @@
 #include "costmodel/context_parallel.h"
 #include "costmodel/fp8_params.h"
 #include "costmodel/fsdp2_pipeline.h"
+#include "costmodel/hsdp.h"
 #include "costmodel/memory.h"
 #include "costmodel/pipeline.h"
 
@@ -92,7 +93,7 @@ std::vector<Nanoseconds> after_gather(const Problem& p, const ParallelConfig& cf
   std::vector<Nanoseconds> out(cfg.pp, 0);
   if (ideal || grad_group_size(cfg) <= 1 || cfg.zero_stage < 1 || cfg.zero_stage > 2 || pipeline_keeps_unsharded(p, cfg))
     return out;
-  const GroupPlacement g = grad_group(p.hardware, cfg);  // dp * cp ranks
+  const GroupPlacement g = zero_shard_group(p.hardware, cfg);  // dp * cp ranks (HSDP: one shard group)
   for (int r = 0; r < cfg.pp; ++r)  // FP8 primary weights gather their FP8 data (costmodel/fp8_params.h)
     out[r] = seconds_to_ns(all_gather_s(
         p.hardware, g, param_gather_bytes(p, cfg, stage_parameters_per_gpu(p.model, cfg, r), stage_layers(p.model, cfg, r))));
