@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/framework.h"
 #include "core/io.h"
 #include "planner/search.h"
 
@@ -19,6 +20,7 @@ struct Case {
   int64_t gpus;
   int64_t global_batch;  // sequences per step
   const char* source;
+  Framework framework = Framework::Meshplan;  // whose rules the search follows (--framework)
 };
 
 // Narayanan et al. 2021 (SC'21) Table 1: 1T on 3,072 GPUs with global batch 3,072 (one sequence
@@ -27,6 +29,10 @@ struct Case {
 const Case kCases[] = {
     {"1T on 3072 A100-80GB", "megatron-gpt-1t", 3072, 3072, "Narayanan et al. 2021, Table 1"},
     {"530B on 2240 A100-80GB", "megatron-gpt-530b", 2240, 2240, "Korthikanti et al. 2022"},
+    // torchtitan's space: TP x PP x FSDP2 (ZeRO 0/2/3) with HSDP shard groups of one node's DP ranks
+    // and up, every recompute mode.
+    {"Llama 2 70B on 1024 A100-80GB, --framework torchtitan (HSDP searched)", "llama-2-70b", 1024, 1024,
+     "FSDP2 + TP + PP at large DP", Framework::Torchtitan},
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -35,8 +41,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 std::string describe(const ParallelConfig& c) {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "tp=%d pp=%d dp=%d zero=%d mb=%lld M=%lld %s v=%d %s sp=%d ov=%d",
-                c.tp, c.pp, c.dp, c.zero_stage, static_cast<long long>(c.micro_batch_size),
+  std::snprintf(buf, sizeof buf, "tp=%d pp=%d dp=%d zero=%d shard_group=%d mb=%lld M=%lld %s v=%d %s sp=%d ov=%d",
+                c.tp, c.pp, c.dp, c.zero_stage, c.shard_group, static_cast<long long>(c.micro_batch_size),
                 static_cast<long long>(c.num_micro_batches), to_string(c.schedule), c.virtual_stages,
                 to_string(c.recompute), c.sequence_parallel ? 1 : 0, c.dp_overlap ? 1 : 0);
   return buf;
@@ -55,6 +61,9 @@ bool load(const Case& k, Problem& p) {
   p.job.gpus = k.gpus;
   p.job.global_batch = k.global_batch;
   p.job.seq_len = 2048;
+  p.job.framework = k.framework;
+  p.job.convention = framework_spec(k.framework).convention;
+  p.job.knobs = framework_knobs(framework_spec(k.framework));
   return true;
 }
 
