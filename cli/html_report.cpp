@@ -179,7 +179,9 @@ std::string provenance_section() {
 
 std::string config_label(const ParallelConfig& c) {
   std::string s = "TP " + std::to_string(c.tp) + " · PP " + std::to_string(c.pp) + " · DP " + std::to_string(c.dp) +
-                  " · ZeRO " + std::to_string(c.zero_stage) + " · mb " + std::to_string(c.micro_batch_size) + " × " +
+                  " · ZeRO " + std::to_string(c.zero_stage) +
+                  (c.shard_group > 0 ? " (HSDP, shard groups of " + std::to_string(c.shard_group) + ")" : "") +
+                  " · mb " + std::to_string(c.micro_batch_size) + " × " +
                   std::to_string(c.num_micro_batches) + " · " + to_string(c.recompute) + " recompute";
   if (c.sequence_parallel) s += " · SP";
   if (c.pp > 1) {

@@ -53,7 +53,8 @@ std::string header(const PlanSimulation& ps, const SimulateContext& ctx) {
     const ParallelConfig& c = *ctx.config;
     h += ctx.problem->model.name + " on " + std::to_string(ctx.problem->job.gpus) + " x " +
          ctx.problem->hardware.name + ", tp=" + std::to_string(c.tp) + " pp=" + std::to_string(c.pp) +
-         " dp=" + std::to_string(c.dp) + " zero=" + std::to_string(c.zero_stage);
+         " dp=" + std::to_string(c.dp) + " zero=" + std::to_string(c.zero_stage) +
+         (c.shard_group > 0 ? " shard_group=" + std::to_string(c.shard_group) : "");
   } else {
     h += "schedule " + ctx.schedule_file + " with equal unit chunks (F 1 ms, B 2 ms per model chunk), free transfers";
   }

@@ -44,6 +44,14 @@ TEST_CASE("HSDP flag: the config line and JSON carry it, memory is sharded over 
   INFO(back.err);
   REQUIRE(back.exit_code == 0);
   CHECK(json_number(back.out, "step_s") == json_number(hsdp.out, "step_s"));
+  // simulate and the HTML report name the shard group too.
+  CliResult sim = run_cli("simulate " + kJob + "--zero 3 --framework fsdp --shard-group 8");
+  INFO(sim.err);
+  REQUIRE(sim.exit_code == 0);
+  CHECK(sim.out.find("zero=3 shard_group=8") != std::string::npos);
+  const std::string html = scratch_dir() + "/hsdp.html";
+  REQUIRE(run_cli(est("--shard-group 8 --html " + html)).exit_code == 0);
+  CHECK(slurp(html).find("HSDP, shard groups of 8") != std::string::npos);
   // A shard group as large as the DP group is plain sharding: the same figures.
   CliResult whole = run_cli(est("--shard-group 64 --format json"));
   REQUIRE(whole.exit_code == 0);
