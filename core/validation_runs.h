@@ -33,7 +33,7 @@ struct ValidationRun {
   double tflops_per_gpu = 0;    // published achieved TFLOP/s per GPU (0 when not published)
   double tokens_per_s_per_gpu = 0;  // published tokens/s per GPU (0 when not published)
   double mfu = 0;               // published MFU (0 when not published), against the set's mfu peak
-  int shard_group = 0;          // HSDP: DP ranks one ZeRO-3 shard group spans (0 = all DP ranks; costmodel/hsdp.h)
+  int shard_group = 0;          // HSDP: DP ranks one ZeRO-2/3 shard group spans (0 or dp = all; costmodel/hsdp.h)
   std::string flops_formula;    // overrides the set's flops_formula for this run ("" = the set's)
   int cp = 1;                   // context-parallel size
   AttentionKind attention = AttentionKind::Fused;  // the run's attention kernel (set default, run override)
