@@ -336,9 +336,9 @@ void add_narrowing_options(CLI::App* sub, PlanArgs& a) {
                                 "tokens or more every size leaving >= 4K tokens per GPU)");
   sub->add_option("--zero", a.zero, "ZeRO stages to try, e.g. 1,2 (default: 0,1,2,3)");
   sub->add_option("--shard-group", a.shard_group,
-                  "HSDP shard groups (data-parallel ranks) to try with ZeRO 2/3, 0 = shard over all DP ranks, e.g. 0,8 "
-                  "(default under --framework fsdp or torchtitan: 0 and one NVLink domain's DP ranks times 1, 2, 4, ...; "
-                  "elsewhere 0)");
+                  "HSDP shard groups (data-parallel ranks) to try with ZeRO 1-3, 0 = shard over all DP ranks, e.g. 0,8 "
+                  "(default under --framework fsdp, torchtitan or megatron: 0 and one NVLink domain's DP ranks times 1, "
+                  "2, 4, ...; elsewhere 0)");
   sub->add_option("--micro-batch", a.micro_batch, "Micro-batch sizes to try (default: divisors of batch/dp)");
   allowed_values(sub->add_option("--recompute", a.recompute, "Recompute modes to try, comma-separated (default: all)"),
                  {"none", "selective", "full"});

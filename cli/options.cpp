@@ -60,10 +60,11 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
   sub->add_option("--ep", o.ep, "Expert-parallel degree: MoE experts split over ep of the DP ranks (default 1)");
   sub->add_option("--zero", o.zero, "ZeRO stage 0..3 (default 0)");
   sub->add_option("--shard-group", o.shard_group,
-                  "Hybrid sharding (HSDP): ZeRO-2/3 state sharded within groups of N data-parallel ranks and "
+                  "Hybrid sharding (HSDP): ZeRO state sharded within groups of N data-parallel ranks and "
                   "replicated across dp/N groups, whose gradient shards are all-reduced (PyTorch FSDP "
-                  "HYBRID_SHARD, torchtitan data_parallel_shard_degree); needs --framework fsdp or torchtitan "
-                  "(default 0: shard over all DP ranks)");
+                  "HYBRID_SHARD, torchtitan data_parallel_shard_degree: --zero 2|3 under --framework fsdp or "
+                  "torchtitan; Megatron's --num-distributed-optimizer-instances dp/N: --zero 1 under --framework "
+                  "megatron) (default 0: shard over all DP ranks)");
   sub->add_option("--micro-batch", o.micro_batch, "Sequences per micro-batch (default 1)");
   allowed_values(sub->add_option("--recompute", o.recompute, "Activation recomputation (default none)"),
                  {"none", "selective", "full"});

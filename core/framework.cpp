@@ -83,6 +83,11 @@ FrameworkSpec megatron_spec() {
   f.recomputes = {R::None, R::Selective, R::Full};
   f.convention = ParamConvention::Megatron;
   f.default_dropout = 0.1;
+  // HSDP at ZeRO-1: --num-distributed-optimizer-instances R, the partial distributed optimizer (since
+  // core_r0.10.0, MR !2170): optimizer state sharded within dp/R consecutive ranks, gradients
+  // reduce-scattered there and all-reduced across the R instances ([M] megatron/core/parallel_state.py
+  // intra/inter_distributed_optimizer_instance groups; distributed/param_and_grad_buffer.py).
+  f.hybrid_sharding = true;
   return f;
 }
 
@@ -92,6 +97,7 @@ FrameworkSpec nemo_spec() {
   f.name = "nemo";
   f.runs_with = "NeMo megatron_gpt_pretraining.py";
   f.equal_pipeline_chunks = true;  // the YAML export carries no pipeline layout
+  f.hybrid_sharding = false;       // nor a number of distributed-optimizer instances
   return f;
 }
 
@@ -235,7 +241,7 @@ ErrorList validate_framework(const Problem& p, const ParallelConfig& c, const st
   if (hsdp_enabled(c) && !f.hybrid_sharding)
     e.push_back(make_error(w, "--shard-group", std::to_string(c.shard_group),
                            "hybrid sharding (HSDP) is not available" + by,
-                           "use --framework fsdp or torchtitan, or drop --shard-group"));
+                           "use --framework fsdp or torchtitan (ZeRO 2/3) or megatron (ZeRO 1), or drop --shard-group"));
   if (!framework_admits_recompute(f, c.recompute))
     e.push_back(make_error(w, "--recompute", to_string(c.recompute), "is not a mode" + by,
                            "use " + join_recompute(f.recomputes)));

@@ -36,7 +36,7 @@ struct FrameworkSpec {
   std::string attention = "fused";            // attention kernel: fused (flash) or materialized
   double dp_bucket_bytes = 0;                 // DP gradient bucket (0 = framework sizes it per DP)
   double zero3_prefetch_bytes = 0;            // ZeRO-3 / FSDP parameter prefetch (0 = one layer)
-  bool hybrid_sharding = false;               // HSDP: ZeRO-2/3 sharded within groups, replicated across
+  bool hybrid_sharding = false;               // HSDP: ZeRO state sharded within groups, replicated across
 };
 
 const char* to_string(Framework f);

@@ -18,9 +18,10 @@ ErrorList validate_hsdp_config(const ParallelConfig& c, const std::string& w) {
     e.push_back(make_error(w, flag, value, "does not divide dp=" + std::to_string(c.dp),
                            "use a divisor of dp, e.g. the DP ranks of one node"));
   if (c.shard_group == c.dp) return e;  // plain sharding over the whole DP group
-  if (c.zero_stage < 2)
-    e.push_back(make_error(w, flag, value, "shards ZeRO-2/3 state, but zero=" + std::to_string(c.zero_stage),
-                           "use --zero 3 (HYBRID_SHARD) or --zero 2 (_HYBRID_SHARD_ZERO2), or drop --shard-group"));
+  if (c.zero_stage < 1)
+    e.push_back(make_error(w, flag, value, "shards ZeRO state, but zero=0 shards nothing",
+                           "use --zero 3 (FSDP HYBRID_SHARD), 2 (_HYBRID_SHARD_ZERO2) or 1 (Megatron's partial "
+                           "distributed optimizer), or drop --shard-group"));
   if (c.ep > 1)
     e.push_back(make_error(w, flag, value, "is not costed with expert parallelism (ep=" + std::to_string(c.ep) + ")",
                            "use --ep 1, or drop --shard-group"));

@@ -65,7 +65,7 @@ struct ParallelConfig {
   int etp = 1;                        // expert tensor parallel: TP width inside each expert (Megatron ETP)
   int cp = 1;                         // context parallel: each sequence split over cp ranks
   int zero_stage = 0;                 // 0..3
-  int shard_group = 0;                // HSDP: DP ranks one ZeRO-2/3 shard spans, replicated over
+  int shard_group = 0;                // HSDP: DP ranks one ZeRO-1/2/3 shard spans, replicated over
                                       // dp/shard_group groups (0 = all dp ranks; core/hsdp_config.h)
   int64_t micro_batch_size = 1;       // sequences per micro-batch per DP rank
   int64_t num_micro_batches = 1;      // per DP rank per step (gradient accumulation)

@@ -22,6 +22,11 @@ GroupPlacement hsdp_replica_group(const HardwareProfile& hw, const ParallelConfi
   return place_group(hw, hsdp_replicas(cfg), cfg.tp * zero_shard_size(cfg));
 }
 
+double hsdp_serial_reduce_s(const HardwareProfile& hw, const ParallelConfig& cfg, double rs_s, double bytes) {
+  if (!hsdp_enabled(cfg) || bytes <= 0.0) return rs_s;
+  return rs_s + all_reduce_s(hw, hsdp_replica_group(hw, cfg), bytes / zero_shard_size(cfg));
+}
+
 HsdpReduce hsdp_unit_reduce(const HardwareProfile& hw, const ParallelConfig& cfg, double rs_s, double bytes) {
   if (!hsdp_enabled(cfg) || bytes <= 0.0) return {rs_s, 0.0};
   const GroupPlacement replicas = hsdp_replica_group(hw, cfg);

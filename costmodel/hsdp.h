@@ -40,4 +40,11 @@ struct HsdpReduce {
 /// per_unit = rs + ar, drain = 0.
 HsdpReduce hsdp_unit_reduce(const HardwareProfile& hw, const ParallelConfig& cfg, double rs_s, double bytes);
 
+/// ZeRO-1 under HSDP: Megatron's partial distributed optimizer (--num-distributed-optimizer-instances)
+/// reduce-scatters each bucket group within its instance and then all-reduces the shard across the
+/// instances on the same communication stream (megatron/core/distributed/param_and_grad_buffer.py
+/// start_grad_sync: "NCCL Stream: RS ... AR"), so one step's gradient reduction takes rs_s + ar, ar
+/// the all-reduce of bytes / zero_shard_size over the replica group. Without HSDP: rs_s.
+double hsdp_serial_reduce_s(const HardwareProfile& hw, const ParallelConfig& cfg, double rs_s, double bytes);
+
 }  // namespace meshplan

@@ -175,10 +175,14 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
     // backward: ZeRO-0 all-reduces them (or a compressed reduction, costmodel/grad_compression.h),
     // ZeRO-1 reduce-scatters them (all-reduces under dp_all_reduce) and all-gathers the updated
     // 16-bit weights after the optimizer (not overlapped).
+    // HSDP at ZeRO-1 (Megatron's partial distributed optimizer) all-reduces the reduced shard across
+    // the instances after the reduce-scatter, on the same stream (costmodel/hsdp.h).
     const double reduce = p.job.compression != GradCompression::None
                               ? compressed_reduction(p, cfg, stage, g).total_s
-                              : dp_reduce_all_reduce(p, cfg) ? all_reduce_s(hw, g, params * reduce_bytes)
-                                                             : reduce_scatter_s(hw, g, params * reduce_bytes);
+                              : dp_reduce_all_reduce(p, cfg)
+                                    ? all_reduce_s(hw, g, params * reduce_bytes)
+                                    : hsdp_serial_reduce_s(hw, cfg, reduce_scatter_s(hw, g, params * reduce_bytes),
+                                                           params * reduce_bytes);
     // FP8 primary weights gather their FP8 data (costmodel/fp8_params.h).
     const double gather_bytes = param_gather_bytes(p, cfg, params, stage_layers(p.model, cfg, stage));
     const double after = cfg.zero_stage == 1 ? all_gather_s(hw, g, gather_bytes) : 0.0;
@@ -378,8 +382,13 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     }
     // HSDP: the chunk's layers all-reduce their shards across the replicas behind their reduce-scatters
     // (costmodel/hsdp.h); at chunk level L units of max(rs, ar) and one drain make max + min / L.
-    const HsdpReduce hr = hsdp_unit_reduce(hw, cfg, k.dp_reduce_s, k.grad_bytes);
-    k.dp_reduce_s = hr.per_unit_s + hr.drain_s / std::max(1, k.layers);
+    // ZeRO-1 (Megatron): reduce-scatter, then the instances' all-reduce on the same stream.
+    if (cfg.zero_stage <= 1) {
+      if (!dp_reduce_all_reduce(p, cfg)) k.dp_reduce_s = hsdp_serial_reduce_s(hw, cfg, k.dp_reduce_s, k.grad_bytes);
+    } else {
+      const HsdpReduce hr = hsdp_unit_reduce(hw, cfg, k.dp_reduce_s, k.grad_bytes);
+      k.dp_reduce_s = hr.per_unit_s + hr.drain_s / std::max(1, k.layers);
+    }
     k.grad_bytes += expert_chunk_grad_bytes(p, cfg, c);  // MoE: reduced over the expert-data group
     k.dp_reduce_s += expert_chunk_reduce_s(p, cfg, c);
     k.gather_once = pipeline_keeps_unsharded(p, cfg);  // FSDP2 under a pipeline, ZeRO 2 or 3

@@ -28,7 +28,7 @@ struct SearchSpace {
   std::vector<int> cp;                  // --cp (context parallel); empty = planner/cp_space.h
   std::vector<int> ep;                  // --ep (MoE models; planner/moe_space.h)
   std::vector<int> etp;                 // --etp
-  std::vector<int> shard_group;         // --shard-group (HSDP, ZeRO 2/3; 0 = plain); planner/hsdp_space.h
+  std::vector<int> shard_group;         // --shard-group (HSDP, ZeRO 1-3; 0 = plain); planner/hsdp_space.h
 };
 
 /// Why a candidate was rejected. Each rejected configuration is counted once, under the first rule
@@ -64,7 +64,7 @@ struct RejectCounts {
 /// Divisors of n in ascending order (n >= 1).
 std::vector<int64_t> divisors(int64_t n);
 
-/// One ZeRO choice: the stage and, for ZeRO 2/3 under HSDP, the shard group (0 = all DP ranks).
+/// One ZeRO choice: the stage and, under HSDP, the shard group (0 = all DP ranks).
 struct ZeroChoice {
   int stage = 0;
   int shard_group = 0;

@@ -1,6 +1,7 @@
 // Megatron-LM arguments and DeepSpeed ds_config.json for one configuration, as plain text.
 #include "planner/export.h"
 
+#include "core/hsdp_config.h"
 #include "core/job_features.h"
 
 #include <algorithm>
@@ -91,6 +92,8 @@ void memory_args(const Problem& p, const ParallelConfig& c, ArgList& a) {
     a.arg("--recompute-num-layers", "1");
   }
   if (c.zero_stage >= 1) a.arg("--use-distributed-optimizer");  // ZeRO-1: fp32 master + Adam over DP
+  // HSDP: the partial distributed optimizer, dp / shard_group instances (costmodel/hsdp.h).
+  if (hsdp_enabled(c)) a.arg("--num-distributed-optimizer-instances", std::to_string(c.dp / c.shard_group));
   if (c.dp_overlap && grad_group_size(c) > 1) {  // gradients reduce over DP x CP ranks (costmodel)
     a.arg("--overlap-grad-reduce");
     // Only when the job asked for it: the estimate costs the post-step weight gather exposed otherwise

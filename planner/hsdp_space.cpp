@@ -9,7 +9,9 @@ namespace meshplan {
 
 std::vector<int> hsdp_shard_groups(const Problem& p, const SearchSpace& s, const LayoutDims& d) {
   std::vector<int> out;
-  if (!framework_spec(p.job.framework).hybrid_sharding || d.ep > 1 || d.dp < 2) return out;
+  // MoE models: the expert choices (ep) are made after these lists (planner/moe_space.h) and HSDP is not
+  // costed with ep > 1 (core/hsdp_config.h), so the search keeps MoE plans plainly sharded.
+  if (!framework_spec(p.job.framework).hybrid_sharding || p.model.moe.enabled() || d.ep > 1 || d.dp < 2) return out;
   const int64_t dp = d.dp;
   auto admissible = [&](int64_t g) { return g > 0 && g < dp && dp % g == 0; };
   if (!s.shard_group.empty()) {
@@ -30,10 +32,10 @@ std::vector<ZeroChoice> sharding_choices(const Problem& p, const SearchSpace& s,
                                  [&](int g) { return g == 0 || g == d.dp; });
   std::vector<ZeroChoice> out;
   for (int z : d.zeros)
-    if (z < 2 || plain) out.push_back({z, 0});
+    if (z < 1 || plain) out.push_back({z, 0});
   const std::vector<int> groups = hsdp_shard_groups(p, s, d);
   for (int z : d.zeros)
-    if (z >= 2)
+    if (z >= 1)
       for (int g : groups) out.push_back({z, g});
   return out;
 }

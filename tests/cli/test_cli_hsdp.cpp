@@ -77,4 +77,12 @@ TEST_CASE("plan --framework fsdp tries HSDP shard groups and the torchtitan expo
   REQUIRE(tt.exit_code == 0);
   CHECK(tt.out.find("data_parallel_replicate_degree = 8\n") != std::string::npos);
   CHECK(tt.out.find("data_parallel_shard_degree = 8\n") != std::string::npos);
+  // Megatron: ZeRO-1 within instances of 8 DP ranks, 64 / 8 = 8 instances.
+  CliResult mg = run_cli("plan " + kJob + "--framework megatron --zero 1 --shard-group 8 --tp 1 --pp 1 "
+                         "--micro-batch 1 --export megatron");
+  INFO(mg.err);
+  REQUIRE(mg.exit_code == 0);
+  CHECK(mg.out.find("--use-distributed-optimizer") != std::string::npos);
+  CHECK(mg.out.find("--num-distributed-optimizer-instances 8") != std::string::npos);
+  check_bad("plan " + kJob + "--framework nemo --zero 1 --shard-group 8", {"--shard-group", "nemo"});
 }

@@ -111,6 +111,7 @@ TEST_CASE("HSDP collectives: gathers inside the shard group, each unit's reducti
 }
 
 TEST_CASE("HSDP step: less DP traffic than ZeRO-3 over slow inter-node links, more memory and refused where not run") {
+  // (ZeRO 1 with a shard group is Megatron's partial distributed optimizer: the next test case.)
   Problem p = seven_b();
   const StepEstimate plain = estimate_step(p, zero3(0)), node = estimate_step(p, zero3(8));
   CHECK(node.time.dp_comm_s < plain.time.dp_comm_s);
@@ -118,16 +119,17 @@ TEST_CASE("HSDP step: less DP traffic than ZeRO-3 over slow inter-node links, mo
   CHECK(validate_config(p, zero3(8), "test").empty());
   CHECK(validate_framework(p, zero3(8), "test").empty());
   // Frameworks without hybrid sharding refuse it, naming the flag.
-  p.job.framework = Framework::Megatron;
+  p.job.framework = Framework::DeepSpeed;
   const ErrorList fe = validate_framework(p, zero3(8), "test");
   CHECK(std::any_of(fe.begin(), fe.end(), [](const Error& e) { return e.field == "--shard-group"; }));
   p.job.framework = Framework::Meshplan;  // meshplan's executor runs no HSDP either
   CHECK_FALSE(validate_framework(p, zero3(8), "test").empty());
-  // ZeRO 0/1, a shard group not dividing dp, expert parallelism: refused by the config rules.
-  ParallelConfig z1 = zero3(8);
-  z1.zero_stage = 1;
-  REQUIRE_FALSE(validate_hsdp_config(z1, "test").empty());
-  CHECK(validate_hsdp_config(z1, "test").front().field == "--shard-group");
+  // ZeRO 0 (nothing to shard), a shard group not dividing dp, expert parallelism: refused by the config
+  // rules.
+  ParallelConfig z0 = zero3(8);
+  z0.zero_stage = 0;
+  REQUIRE_FALSE(validate_hsdp_config(z0, "test").empty());
+  CHECK(validate_hsdp_config(z0, "test").front().field == "--shard-group");
   CHECK_FALSE(validate_hsdp_config(zero3(7), "test").empty());
   CHECK_FALSE(validate_hsdp_config(zero3(-1), "test").empty());
   ParallelConfig ep = zero3(8);
@@ -137,4 +139,33 @@ TEST_CASE("HSDP step: less DP traffic than ZeRO-3 over slow inter-node links, mo
   ParallelConfig z2 = zero3(8);
   z2.zero_stage = 2;  // _HYBRID_SHARD_ZERO2
   CHECK(validate_hsdp_config(z2, "test").empty());
+}
+
+TEST_CASE("Megatron's partial distributed optimizer: ZeRO-1 over dp/R ranks, reduce-scatter then all-reduce in series") {
+  Problem p = seven_b();
+  p.job.framework = Framework::Megatron;
+  p.job.convention = framework_spec(Framework::Megatron).convention;
+  ParallelConfig c = zero3(8);
+  c.zero_stage = 1;  // --use-distributed-optimizer --num-distributed-optimizer-instances 8
+  CHECK(validate_config(p, c, "test").empty());
+  CHECK(validate_framework(p, c, "test").empty());
+  const HardwareProfile& hw = p.hardware;
+  // One step's reduction: the 1e8-byte shard of 8e8 bytes all-reduced over 8 nodes after the
+  // reduce-scatter, on the same stream: the two add.
+  const double ar = 14 * 10e-6 + 2.0 * 7.0 / 8.0 * 1e8 / 20e9;
+  CHECK(hsdp_serial_reduce_s(hw, c, 1e-3, 8e8) == Approx(1e-3 + ar));
+  CHECK(hsdp_serial_reduce_s(hw, zero3(0), 1e-3, 8e8) == 1e-3);
+  // Optimizer state over 8 instead of 64 ranks; weights and gradients whole (ZeRO-1).
+  ParallelConfig plain = c;
+  plain.shard_group = 0;
+  const MemoryBreakdown m = estimate_memory(p, c), m0 = estimate_memory(p, plain);
+  CHECK(m.optimizer_bytes == Approx(8.0 * m0.optimizer_bytes));
+  CHECK(m.gradients_bytes == Approx(m0.gradients_bytes));
+  // With no overlap the whole reduction is exposed: it grows by the all-reduce of the stage's shard.
+  c.dp_overlap = plain.dp_overlap = false;
+  const StepEstimate e = estimate_step(p, c), e0 = estimate_step(p, plain);
+  CHECK(e.time.dp_comm_s > e0.time.dp_comm_s);
+  // NeMo's YAML export has no key for it: refused there.
+  p.job.framework = Framework::Nemo;
+  CHECK_FALSE(validate_framework(p, c, "test").empty());
 }

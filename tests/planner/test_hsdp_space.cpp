@@ -16,7 +16,7 @@ namespace {
 LayoutDims dims(const Problem& p, const SearchSpace& s, int tp) { return layout_dims(p, s, tp, 1, 1); }
 }  // namespace
 
-TEST_CASE("HSDP shard groups: one NVLink domain's DP ranks doubled while below dp, only where the framework runs HSDP") {
+TEST_CASE("HSDP shard groups: one NVLink domain's DP ranks doubled while below dp and only where the framework runs HSDP") {
   const Problem base = problem("llama-2-13b", "a100-80gb-sxm", 64, 128, 4096);
   SearchSpace s;
   CHECK(hsdp_shard_groups(on(base, Framework::Fsdp), s, dims(on(base, Framework::Fsdp), s, 1)) ==
@@ -24,7 +24,12 @@ TEST_CASE("HSDP shard groups: one NVLink domain's DP ranks doubled while below d
   // torchtitan at tp 2: 4 DP ranks per node, dp 32.
   const Problem tt = on(base, Framework::Torchtitan);
   CHECK(hsdp_shard_groups(tt, s, dims(tt, s, 2)) == std::vector<int>{4, 8, 16});
-  for (Framework f : {Framework::Meshplan, Framework::Megatron, Framework::DeepSpeed, Framework::Nemo}) {
+  // Megatron: the partial distributed optimizer (ZeRO 1 within instances of dp/R ranks).
+  const Problem mg = on(base, Framework::Megatron);
+  CHECK(hsdp_shard_groups(mg, s, dims(mg, s, 1)) == std::vector<int>{8, 16, 32});
+  const std::vector<ZeroChoice> mg_choices = {{0, 0}, {1, 0}, {1, 8}, {1, 16}, {1, 32}};
+  CHECK(dims(mg, s, 1).shardings == mg_choices);
+  for (Framework f : {Framework::Meshplan, Framework::DeepSpeed, Framework::Nemo}) {
     INFO(to_string(f));
     const Problem q = on(base, f);
     CHECK(hsdp_shard_groups(q, s, dims(q, s, 1)).empty());
