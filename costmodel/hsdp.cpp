@@ -22,6 +22,13 @@ GroupPlacement hsdp_replica_group(const HardwareProfile& hw, const ParallelConfi
   return place_group(hw, hsdp_replicas(cfg), cfg.tp * zero_shard_size(cfg));
 }
 
+HsdpPassReduce hsdp_pass_reduce(const HardwareProfile& hw, const ParallelConfig& cfg, const GroupPlacement& g,
+                                int layers, double layer_bytes, double ends_bytes) {
+  const HsdpReduce lr = hsdp_unit_reduce(hw, cfg, reduce_scatter_s(hw, g, layer_bytes), layer_bytes);
+  const HsdpReduce er = hsdp_unit_reduce(hw, cfg, reduce_scatter_s(hw, g, ends_bytes), ends_bytes);
+  return {lr.per_unit_s, er.per_unit_s + er.drain_s + (layers > 0 ? lr.drain_s : 0.0)};
+}
+
 double hsdp_serial_reduce_s(const HardwareProfile& hw, const ParallelConfig& cfg, double rs_s, double bytes) {
   if (!hsdp_enabled(cfg) || bytes <= 0.0) return rs_s;
   return rs_s + all_reduce_s(hw, hsdp_replica_group(hw, cfg), bytes / zero_shard_size(cfg));

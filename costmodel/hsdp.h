@@ -40,6 +40,16 @@ struct HsdpReduce {
 /// per_unit = rs + ar, drain = 0.
 HsdpReduce hsdp_unit_reduce(const HardwareProfile& hw, const ParallelConfig& cfg, double rs_s, double bytes);
 
+/// One pass of a stage's per-unit gradient reductions over the shard group `g`: `layers` units of
+/// `layer_bytes` and the root unit's `ends_bytes`, each reduce-scattered and (under HSDP) joined by
+/// hsdp_unit_reduce. layer_s is one layer's share; ends_s the root unit's plus the last layer's drain.
+struct HsdpPassReduce {
+  double layer_s = 0;
+  double ends_s = 0;
+};
+HsdpPassReduce hsdp_pass_reduce(const HardwareProfile& hw, const ParallelConfig& cfg, const GroupPlacement& g,
+                                int layers, double layer_bytes, double ends_bytes);
+
 /// ZeRO-1 under HSDP: Megatron's partial distributed optimizer (--num-distributed-optimizer-instances)
 /// reduce-scatters each bucket group within its instance and then all-reduces the shard across the
 /// instances on the same communication stream (megatron/core/distributed/param_and_grad_buffer.py

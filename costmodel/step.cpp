@@ -147,9 +147,9 @@ double per_layer_collective_s(const Problem& p, const ParallelConfig& cfg, int s
   if (gather) return layers * all_gather_s(p.hardware, g, layer_params * bytes_per_param) +
                     all_gather_s(p.hardware, g, ends * bytes_per_param);
   // HSDP: each layer's reduced shard is then all-reduced across the replicas (costmodel/hsdp.h).
-  auto reduce = [&](double bytes) { return hsdp_unit_reduce(p.hardware, cfg, reduce_scatter_s(p.hardware, g, bytes), bytes); };
-  const HsdpReduce lr = reduce(layer_params * bytes_per_param), er = reduce(ends * bytes_per_param);
-  return layers * lr.per_unit_s + (layers > 0 ? lr.drain_s : 0.0) + er.per_unit_s + er.drain_s;
+  const HsdpPassReduce r =
+      hsdp_pass_reduce(p.hardware, cfg, g, layers, layer_params * bytes_per_param, ends * bytes_per_param);
+  return layers * r.layer_s + r.ends_s;
 }
 }  // namespace
 

@@ -39,10 +39,9 @@ ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& c
     c.gather_ends_s = all_gather_s(hw, g, ends * pb.weights);
     // HSDP all-reduces each unit's reduced shard across the replicas (costmodel/hsdp.h); the last
     // layer's all-reduce drains after the pass, with the root unit's reduction.
-    const HsdpReduce lr = hsdp_unit_reduce(hw, cfg, reduce_scatter_s(hw, g, layer * reduce_bytes), layer * reduce_bytes);
-    const HsdpReduce er = hsdp_unit_reduce(hw, cfg, reduce_scatter_s(hw, g, ends * reduce_bytes), ends * reduce_bytes);
-    c.reduce_layer_s = lr.per_unit_s;
-    c.reduce_ends_s = er.per_unit_s + er.drain_s + (c.layers > 0 ? lr.drain_s : 0.0);
+    const HsdpPassReduce r = hsdp_pass_reduce(hw, cfg, g, c.layers, layer * reduce_bytes, ends * reduce_bytes);
+    c.reduce_layer_s = r.layer_s;
+    c.reduce_ends_s = r.ends_s;
     c.prefetch_fraction = 1.0;
     return c;
   }
