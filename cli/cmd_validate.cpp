@@ -101,10 +101,19 @@ ErrorStats memory_stats(const std::vector<RunPrediction>& runs) {
       [](const RunPrediction& r) { return r.memory_error(); });
 }
 
+// Published runs (every one ran on its hardware) that the memory model says do not fit: each is a plan
+// the planner would have refused.
+std::vector<const RunPrediction*> not_fitting(const ValidationReport& all) {
+  std::vector<const RunPrediction*> out;
+  for (const RunPrediction& r : all.runs)
+    if (r.skipped.empty() && !r.estimate.fits) out.push_back(&r);
+  return out;
+}
+
 ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport& all) {
   ojson j;
   j["schema"] = "meshplan.validate/1";  // keys added since: use, skipped, held_out, tuning, memory (+ per run
-                                        // published_memory_bytes, memory_error)
+                                        // published_memory_bytes, memory_error), not_fitting
   ojson list = ojson::array();
   for (const SetReport& s : sets) {
     ojson runs = ojson::array();
@@ -127,6 +136,7 @@ ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport
   j["tuning"] = stats_object(all.tuning);
   j["skipped"] = all.skipped;
   j["memory"] = stats_object(memory_stats(all.runs));  // runs with a published peak memory
+  j["not_fitting"] = not_fitting(all).size();  // published runs predicted not to fit
   j["provenance"] = {{"tool", "meshplan"}, {"version", MESHPLAN_VERSION}, {"git_sha", MESHPLAN_GIT_SHA}};
   return j;
 }
@@ -204,6 +214,18 @@ std::string validate_table(const std::vector<SetReport>& sets, const ValidationR
                   "mean |error| %.2f%%, max %.2f%%\n\n",
                   m.runs, 100.0 * m.mean_abs_error, 100.0 * m.max_abs_error);
     s += line;
+  }
+  if (const auto nf = not_fitting(all); !nf.empty()) {
+    std::snprintf(line, sizeof line,
+                  "FITS: %zu of these published runs (each ran on its hardware) are predicted not to fit:\n",
+                  nf.size());
+    s += line;
+    for (const RunPrediction* r : nf) {
+      std::snprintf(line, sizeof line, "  %-40s predicted peak %.1f GB of %.1f GB usable\n", r->label.c_str(),
+                    r->estimate.memory.peak_bytes / 1e9, r->estimate.usable_memory_bytes / 1e9);
+      s += line;
+    }
+    s += "\n";
   }
   if (all.skipped > 0) s += std::to_string(all.skipped) + " runs skipped (reasons above)\n";
   s += "(* published time derived from the source's tokens/s, TFLOP/s or MFU with its own FLOP formula)\n";

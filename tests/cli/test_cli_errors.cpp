@@ -67,8 +67,8 @@ TEST_CASE("unknown hardware profile lists the shipped ones") {
 
 TEST_CASE("bad hardware profile file") {
   std::string text = slurp(source_path("hardware-profiles/a100-80gb-sxm.yaml"));
-  REQUIRE(text.find("memory_gb: 80") != std::string::npos);
-  text.replace(text.find("memory_gb: 80"), 13, "memory_gb: -80");
+  REQUIRE(text.find("memory_gb: 85.899") != std::string::npos);
+  text.replace(text.find("memory_gb: 85.899"), 17, "memory_gb: -80");
   const std::string f = write_scratch("hw.yaml", text);
   check_bad("estimate --model " + kModel + " --hardware " + f + " --gpus 8 --global-batch 64",
             {f, "gpu.memory_gb=-80"});

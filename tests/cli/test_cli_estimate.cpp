@@ -93,7 +93,7 @@ TEST_CASE("estimate --output writes a self-contained plan file that --plan reads
   json p = json::parse(slurp(plan));
   CHECK(p["schema"] == "meshplan.plan/1");
   CHECK(p["problem"]["model"]["hidden_size"] == 4096);
-  CHECK(p["problem"]["hardware"]["gpu"]["memory_gb"] == 80);
+  CHECK(p["problem"]["hardware"]["gpu"]["memory_gb"] == 85.899);
   CHECK(p["problem"]["job"]["gpus"] == 16);
   REQUIRE(p["candidates"].size() == 1);
   CHECK(p["candidates"][0]["schema"] == "meshplan.estimate/1");

@@ -79,7 +79,7 @@ TEST_CASE("the shipped A100 profile loads by name") {
   auto r = load_hardware("a100-80gb-sxm", kProfiles);
   REQUIRE(r.ok());
   CHECK(r.value().name == "a100-80gb-sxm");
-  CHECK(r.value().memory_bytes == 80e9);
+  CHECK(r.value().memory_bytes == 85.899e9);  // 81920 MiB, nvidia-smi's total
   CHECK(r.value().file == kProfiles + "/a100-80gb-sxm.yaml");
 }
 

@@ -78,7 +78,7 @@ TEST_CASE("NVLink domain: GB200 NVL72 profile and reader range check and TP rule
   CHECK(gb.value().gpus_per_node == 4);
   CHECK(gb.value().nvlink_domain() == 72);
   CHECK(gb.value().peak_flops_for("fp8") == 5000e12);
-  CHECK(gb.value().memory_bytes == 186e9);
+  CHECK(gb.value().memory_bytes == 198.675e9);  // 189471 MiB, nvidia-smi's total
   auto h100 = load_hardware("h100-80gb-sxm", kProfiles);
   REQUIRE(h100.ok());
   CHECK(h100.value().nvlink_domain() == 8);

@@ -67,3 +67,32 @@ TEST_CASE("meshplan validate with a bad directory or file: one line, exit 2") {
     CHECK(o.text.find('\n') == o.text.size() - 1);
   }
 }
+
+TEST_CASE("meshplan validate lists the published runs it predicts not to fit, in the table and in JSON") {
+  // gpt-22b at tp 8 with 4 sequences fits an 80 GB A100 (Korthikanti's run); at tp 1 with no recompute its
+  // 22B parameters x 18 bytes alone are ~400 GB, so the memory model must refuse it.
+  const std::string path = (std::filesystem::temp_directory_path() / "meshplan-validate-fits.yaml").string();
+  FILE* f = std::fopen(path.c_str(), "w");
+  REQUIRE(f != nullptr);
+  std::fputs("source: \"test\"\nhardware: a100-80gb-sxm\ndtype: bf16\nseq_len: 2048\nbytes_per_param: megatron\n"
+             "framework: megatron\nattention: materialized\n"
+             "models:\n  gpt-22b: {n_embd: 6144, n_layer: 48, n_head: 64, n_inner: 24576, n_positions: 2048, "
+             "vocab_size: 51200}\n"
+             "runs:\n"
+             "  - {label: fits-tp8, model: gpt-22b, gpus: 8, tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
+             "recompute: full, iteration_s: 1.42}\n"
+             "  - {label: too-big-tp1, model: gpt-22b, gpus: 1, tp: 1, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
+             "recompute: none, iteration_s: 10}\n",
+             f);
+  std::fclose(f);
+  const Output t = run("validate " + path);
+  INFO(t.text);
+  CHECK(t.exit_code == 0);
+  const size_t fits = t.text.find("FITS: 1 of these published runs");
+  REQUIRE(fits != std::string::npos);
+  CHECK(t.text.find("too-big-tp1", fits) != std::string::npos);
+  CHECK(t.text.find("fits-tp8", fits) == std::string::npos);
+  const Output j = run("validate --format json " + path);
+  CHECK(j.text.find("\"not_fitting\": 1") != std::string::npos);
+  std::filesystem::remove(path);
+}
