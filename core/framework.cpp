@@ -278,7 +278,10 @@ FrameworkKnobs framework_knobs(const FrameworkSpec& f) {
   if (auto a = parse_attention(f.attention)) k.attention = *a;
   // Megatron-Core / NeMo attend through Transformer Engine, which picks cuDNN's fused attention on
   // Hopper (framework_knobs.h); the others run FlashAttention-2 (SDPA's flash backend, flash_attn).
-  if (f.id == Framework::Megatron || f.id == Framework::Nemo) k.fused_kernel = FusedAttentionKernel::Cudnn;
+  if (f.id == Framework::Megatron || f.id == Framework::Nemo) {
+    k.fused_kernel = FusedAttentionKernel::Cudnn;
+    k.megatron_core_model_code = true;  // costmodel/megatron_eager_ops.h
+  }
   // The loss: Megatron-LM's --cross-entropy-loss-fusion is off by default ([M] arguments.py,
   // action='store_true'); NeMo 2.0's GPTConfig sets cross_entropy_loss_fusion = True.
   if (f.id == Framework::Megatron) k.cross_entropy = CrossEntropyKernel::Unfused;

@@ -185,6 +185,19 @@ struct FrameworkKnobs {
   /// and V copied to the query heads before SDPA (costmodel/torchtitan_attention_ops.h). Set for
   /// torchtitan; other frameworks fuse RoPE into their kernels (TE, flash-attn, inductor).
   bool torchtitan_attention_inputs = false;
+  /// Megatron-Core's own model code: its eager passes for GPT-OSS-style layers (the clamp before the
+  /// fused GeGLU, the per-expert bias loop, unfused YaRN RoPE; costmodel/megatron_eager_ops.h) run where
+  /// the model has those features. Set for megatron and nemo.
+  bool megatron_core_model_code = false;
+  /// Megatron-Core's expert MLP built from Transformer Engine's op fuser (core_v0.18 experts.py with
+  /// te.pytorch.ops.ScaledClampedQGeGLU; Megatron-Bridge's cutedsl_fused_grouped_mlp presets): the clamp,
+  /// activation and expert biases run inside the fused grouped kernels, so the clamp and bias-loop passes
+  /// of costmodel/megatron_eager_ops.h are not run. Off by default; set by validation files.
+  bool fused_grouped_mlp = false;
+  /// Megatron-Core <= 0.15 (core_v0.15 rope_utils.py apply_rotary_pos_emb) ran Transformer Engine's fused
+  /// RoPE under --apply-rope-fusion whatever YaRN's mscale; from core_v0.16 on mscale != 1 falls back to
+  /// the unfused PyTorch code (costmodel/megatron_eager_ops.h). false = the current behaviour.
+  bool yarn_rope_fused = false;
   /// Under an FP8 recipe the linear layers save their quantized (1-byte) inputs for the backward,
   /// not the 16-bit ones: Transformer Engine's Linear / LayerNormLinear / LayerNormMLP keep the FP8
   /// copy (or its column-wise / transposed data) they cast for the forward GEMM

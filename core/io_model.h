@@ -37,6 +37,8 @@ void read_architecture(io_detail::Reader& r, const YAML::Node& root, ModelSpec& 
 /// sliding_window (+ use_sliding_window, layer_types, max_window_layers, or
 /// meshplan's sliding_window_layers): io_model_window.cpp.
 void read_sliding_window(io_detail::Reader& r, const YAML::Node& root, ModelSpec& m);
+/// swiglu_limit, rope_scaling (YaRN) and GPT-OSS's expert biases (io_model_eager.cpp).
+void read_eager_extras(io_detail::Reader& r, const YAML::Node& root, ModelSpec& m);
 
 /// True for Falcon configs (model_type falcon and the legacy RefinedWeb / RefinedWebModel).
 bool falcon_family(const std::string& model_type);

@@ -141,6 +141,7 @@ void read_architecture(Reader& r, const YAML::Node& root, ModelSpec& m) {
   read_attention_extras(r, root, m);
   read_moe(r, root, m);
   read_sliding_window(r, root, m);
+  read_eager_extras(r, root, m);
 }
 
 }  // namespace meshplan::io_model

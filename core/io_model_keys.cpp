@@ -36,6 +36,8 @@ const char* const kRead[] = {
     "num_nextn_predict_layers",
     // sliding-window attention (io_model_window.cpp)
     "sliding_window", "use_sliding_window", "max_window_layers", "layer_types", "sliding_window_layers",
+    // clamped GLU, YaRN RoPE, expert biases (io_model_eager.cpp)
+    "swiglu_limit", "rope_scaling", "expert_bias",
 };
 
 // Keys of real configs known not to change the parameter count: numerics, tokens, RoPE/attention
@@ -43,7 +45,7 @@ const char* const kRead[] = {
 const char* const kHarmless[] = {
     "architectures", "auto_map", "_name_or_path", "transformers_version", "torch_dtype", "dtype",
     "use_cache", "bos_token_id", "eos_token_id", "pad_token_id", "initializer_range",
-    "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "rope_scaling", "rope_type",
+    "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "rope_type",
     "rope_parameters", "partial_rotary_factor", "rotary_pct", "rotary_emb_base",
     "pretraining_tp", "quantization_config",
     "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "aux_loss_alpha",

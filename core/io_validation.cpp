@@ -57,7 +57,7 @@ const std::set<std::string> kRunKeys = {
     "overlap_param_gather", "moe_a2a_overlap", "activation_offload_layers", "dp_all_reduce", "dp_reduce_dtype",
     "grad_accumulation_pass", "cross_entropy", "unpad_attention", "compile", "norm_type", "fused_kernel",
     "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
-    "tokens_per_batch_published", "forward_prefetch", "backward_prefetch"};
+    "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
@@ -148,6 +148,12 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.overlap_param_gather =
       r.boolean(n, "overlap_param_gather", path + ".overlap_param_gather", false, "true|false");
   run.moe_a2a_overlap = r.boolean(n, "moe_a2a_overlap", path + ".moe_a2a_overlap", false, "true|false");
+  run.fused_grouped_mlp = r.boolean(n, "fused_grouped_mlp", path + ".fused_grouped_mlp", false, "true|false");
+  run.yarn_rope_fused = r.boolean(n, "yarn_rope_fused", path + ".yarn_rope_fused", false, "true|false");
+  if ((run.fused_grouped_mlp || run.yarn_rope_fused) && run.framework != "megatron" && run.framework != "nemo")
+    r.fail(path + (run.fused_grouped_mlp ? ".fused_grouped_mlp" : ".yarn_rope_fused"), run.framework,
+           "is a Megatron-Core kernel choice",
+           "framework: megatron or nemo, or drop the key");
   if (run.moe_a2a_overlap && run.framework != "megatron" && run.framework != "nemo")
     r.fail(path + ".moe_a2a_overlap", run.framework, "is Megatron-Core's overlapped expert all-to-all",
            "framework: megatron or nemo, or drop the key");

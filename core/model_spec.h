@@ -44,6 +44,13 @@ struct ModelSpec {
   // Sliding-window attention (no parameters; the fused kernels skip keys outside the window):
   int64_t sliding_window = 0;       // tokens each query attends back to; 0 = none
   int64_t sliding_window_layers = 0;  // how many of the L layers use it (GPT-OSS: every other one)
+  // Keys that add no parameter (expert biases aside) but decide which element-wise passes a framework
+  // runs around the GEMMs (core/io_model_eager.cpp; costed in costmodel/megatron_eager_ops.h):
+  double glu_clamp = 0;             // gated-MLP inputs clamped to +-glu_clamp (GPT-OSS swiglu_limit 7); 0 = none
+  bool expert_bias = false;         // routed experts carry biases (GPT-OSS gate_up_proj_bias, down_proj_bias);
+                                    // their 36 x 128 x 3 x 2880 = 39.8M parameters are not counted (0.03 %)
+  double rope_yarn_factor = 0;      // rope_scaling YaRN factor (GPT-OSS 32) where it scales RoPE by mscale != 1
+                                    // (not DeepSeek-V3's: mscale = mscale_all_dim); 0 = none
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden_size / num_heads; }
   int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)

@@ -45,6 +45,8 @@ struct ValidationRun {
   bool tp_comm_overlap = false;       // Megatron --tp-comm-overlap (FrameworkKnobs::tp_comm_overlap)
   bool overlap_param_gather = false;  // Megatron --overlap-param-gather (FrameworkKnobs::param_gather_overlap)
   bool moe_a2a_overlap = false;       // Megatron-Core --overlap-moe-expert-parallel-comm (FrameworkKnobs)
+  bool fused_grouped_mlp = false;     // Megatron-Core's TE op-fuser grouped MLP (FrameworkKnobs)
+  bool yarn_rope_fused = false;       // Megatron-Core <= 0.15: TE's fused RoPE even for YaRN (FrameworkKnobs)
   int activation_offload_layers = 0;  // Megatron-Core --cpu-offloading-num-layers (FrameworkKnobs)
   bool unpad_attention = false;       // model code unpads q/k/v around flash_attn (FrameworkKnobs::unpad_attention)
   bool fp8_param_gather = false;      // Megatron-Core --fp8-param-gather (FrameworkKnobs::fp8_param_gather)

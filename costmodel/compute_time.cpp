@@ -18,6 +18,7 @@
 #include "costmodel/executor_stash.h"
 #include "costmodel/fp8.h"
 #include "costmodel/fp8_rowwise.h"
+#include "costmodel/megatron_eager_ops.h"
 #include "costmodel/flops.h"
 #include "costmodel/torchtitan_attention_ops.h"
 #include "costmodel/tp_overlap.h"
@@ -168,6 +169,7 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
                ew_forward + memory_bound_time_s(hw, eager.forward) + memory_bound_time_s(hw, casts.forward_bytes),
                linear_peak});
   add_expert_compute(p, cfg, c);  // MoE: routed experts on the busiest rank (costmodel/moe_cost.h)
+  add_megatron_eager_ops(p, cfg, c);  // GPT-OSS's clamp, expert biases, YaRN RoPE (costmodel/megatron_eager_ops.h)
   return c;
 }
 
