@@ -1,8 +1,6 @@
 // Megatron-Core's eager element-wise passes for GPT-OSS-style layers (costmodel/megatron_eager_ops.h).
 #include "costmodel/megatron_eager_ops.h"
 
-#include <algorithm>
-
 #include "costmodel/ac_policy.h"
 #include "costmodel/activations.h"
 #include "costmodel/context_parallel.h"
@@ -29,8 +27,11 @@ EagerBytes megatron_eager_op_bytes(const Problem& p, const ParallelConfig& cfg) 
     out.backward += r * rows * e * ((clamp ? 10.0 * f : 0.0) + (m.expert_bias ? 6.0 * h : 0.0));
   }
   if (m.rope_yarn_factor > 1.0 && !p.job.knobs.yarn_rope_fused) {
-    const double q = d(cfg.micro_batch_size) * cp_local_seq(p, cfg) * d(m.num_heads + m.num_kv_heads) *
-                     d(m.head_dim()) / cfg.tp;
+    // Rotated elements per token: every query and KV head's head_dim; MLA rotates only the
+    // qk_rope_head_dim part of each query head and one shared key head of that width.
+    const double rotated = m.mla.enabled() ? d(m.mla.qk_rope_head_dim) * d(m.num_heads + 1)
+                                           : d(m.head_dim()) * d(m.num_heads + m.num_kv_heads);
+    const double q = d(cfg.micro_batch_size) * cp_local_seq(p, cfg) * rotated / cfg.tp;
     out.forward += 10.0 * q * e;
     out.backward += 10.0 * q * e;
   }

@@ -11,7 +11,8 @@ namespace meshplan {
 /// Bytes (reads + writes) one mean layer moves on one GPU, forward and backward, for one micro-batch,
 /// in Megatron-Core's eager passes (read at core_v0.16.0; the same code in core_v0.15-0.18), e = bytes per
 /// activation element, R = routed rows the local experts see (load k T_local etp, as in moe_cost.h),
-/// f = expert width / etp, r = MoE layer fraction, Q = tokens x (query + KV heads) x head_dim / tp / cp:
+/// f = expert width / etp, r = MoE layer fraction, Q = tokens x (query + KV heads) x head_dim / tp / cp
+/// (MLA: (query heads + 1) x qk_rope_head_dim, the rotated part):
 ///  - clamped GLU (ModelSpec::glu_clamp > 0, gated experts): weighted_bias_quick_geglu_impl
 ///    (megatron/core/fusions/fused_bias_geglu.py) runs `input.chunk(2)`, two `clamp`s and a `torch.cat`
 ///    on fc1's output before its fused kernel: forward 2 clamps (read f, write f each) + cat (read 2f,
