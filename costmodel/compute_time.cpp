@@ -48,7 +48,10 @@ double burst_gemm_efficiency(const HardwareProfile& hw, double flops) {
 
 double gemm_time_s(const HardwareProfile& hw, double peak, double flops) {
   if (flops <= 0.0) return 0.0;
-  return flops / (peak * gemm_efficiency(hw, flops));
+  // FP8 (peak above bf16's): the BF16 curve at the size of equal duration (compute_time.h).
+  const double bf16 = hw.peak_flops_for("bf16");
+  const double at = bf16 > 0.0 && peak > bf16 ? flops * bf16 / peak : flops;
+  return flops / (peak * gemm_efficiency(hw, at));
 }
 
 double memory_bound_time_s(const HardwareProfile& hw, double bytes) {

@@ -15,7 +15,10 @@ double gemm_efficiency(const HardwareProfile& hw, double flops);
 /// The profile's burst curve alone (what a short benchmark of one GEMM measures).
 double burst_gemm_efficiency(const HardwareProfile& hw, double flops);
 
-/// flops / (peak * gemm_efficiency(flops)).
+/// flops / (peak * gemm_efficiency(flops')), flops' = flops * bf16 peak / peak when peak is above the bf16
+/// peak (FP8): the curve, measured on BF16 GEMMs, falls at small sizes through per-GEMM costs that are
+/// time (launch, prologue and epilogue, the last wave), so a faster GEMM is read where a BF16 one of the
+/// same duration is (costmodel/README.md "FP8 GEMM rate").
 double gemm_time_s(const HardwareProfile& hw, double peak_flops_per_s, double flops);
 
 /// Memory-bound kernel moving `bytes` (reads + writes): bytes / (hbm bandwidth * hbm_efficiency).

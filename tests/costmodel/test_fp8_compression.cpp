@@ -32,13 +32,15 @@ ParallelConfig dp8() {
 
 TEST_CASE("fp8: linear GEMMs use the fp8 peak and attention and LM head stay at bf16") {
   Problem p = fp8_problem();
+  // A flat curve: an FP8 GEMM is read at the size of equal duration (test_fp8_gemm_duration.cpp), which
+  // a flat curve maps to the same efficiency.
+  p.hardware.gemm_efficiency = {{1e9, 0.8}};
   const LayerCompute bf = layer_compute(p, dp8());
   const EndsCompute ends_bf = ends_compute(p, dp8());
   p.job.fp8 = Fp8Recipe::Delayed;
   const LayerCompute f8 = layer_compute(p, dp8());
   CHECK(linear_gemm_peak(p, 312e12) == 624e12);
-  // dW GEMMs are pure linear-layer GEMMs: twice the peak at the same efficiency point (the curve is
-  // indexed by FLOPs) halves them exactly.
+  // dW GEMMs are pure linear-layer GEMMs: twice the peak at the same efficiency halves them exactly.
   CHECK(f8.backward_weight_s == Approx(bf.backward_weight_s / 2.0));
   CHECK(f8.forward_s < bf.forward_s);
   CHECK(ends_compute(p, dp8()).head_forward_s == Approx(ends_bf.head_forward_s));
@@ -46,6 +48,7 @@ TEST_CASE("fp8: linear GEMMs use the fp8 peak and attention and LM head stay at 
 
 TEST_CASE("fp8: split-accumulation GEMMs run at the FP8 peak times the profile's FP8/BF16 efficiency ratio") {
   Problem p = fp8_problem();
+  p.hardware.gemm_efficiency = {{1e9, 0.8}};  // flat: the rate alone sets the time (see the case above)
   p.hardware.fp8_gemm_relative_efficiency = 0.8;
   p.job.fp8 = Fp8Recipe::Current;  // fprop fast accumulation, dgrad/wgrad split (TE Float8CurrentScaling)
   CHECK(linear_gemm_peak(p, 312e12) == 624e12);
@@ -53,7 +56,7 @@ TEST_CASE("fp8: split-accumulation GEMMs run at the FP8 peak times the profile's
   const LayerCompute cur = layer_compute(p, dp8());
   p.hardware.fp8_gemm_relative_efficiency = 1.0;
   const LayerCompute unit = layer_compute(p, dp8());
-  // Only the backward's GEMMs slow down, each by exactly 1/0.8 (same FLOPs, same curve point).
+  // Only the backward's GEMMs slow down, each by exactly 1/0.8 (same FLOPs, flat curve).
   CHECK(cur.backward_weight_s == Approx(unit.backward_weight_s / 0.8));
   CHECK(cur.dx_gemm_s == Approx(unit.dx_gemm_s / 0.8));
   CHECK(cur.forward_s == Approx(unit.forward_s));
