@@ -192,6 +192,30 @@ TEST_CASE("moe_a2a_overlap is read for megatron and nemo runs and refused for ot
   CHECK(bad.error().field == "runs[0].moe_a2a_overlap");
 }
 
+TEST_CASE("fused_grouped_mlp and yarn_rope_fused are read for megatron and nemo runs, reach the knobs, refused elsewhere") {
+  for (const char* key : {"fused_grouped_mlp", "yarn_rope_fused"}) {
+    const std::string row = one_run_with(std::string(key) + ": true");
+    for (const char* fw : {"megatron", "nemo"}) {
+      auto ok = parse_validation(row + fw + "}\n", "t.yaml");
+      INFO(key << " " << fw);
+      REQUIRE(ok.ok());
+      const FrameworkKnobs k = run_framework(ok.value().runs[0]);
+      CHECK(k.megatron_core_model_code);
+      CHECK((std::string(key) == "fused_grouped_mlp" ? k.fused_grouped_mlp : k.yarn_rope_fused));
+    }
+    auto bad = parse_validation(row + "torchtitan}\n", "t.yaml");
+    REQUIRE(!bad.ok());
+    CHECK(bad.error().field == std::string("runs[0].") + key);
+  }
+  // Absent: both off, and only Megatron-Core's frameworks run its model code.
+  auto plain = parse_validation(one_run_with("recompute: none") + "fsdp}\n", "t.yaml");
+  REQUIRE(plain.ok());
+  const FrameworkKnobs k = run_framework(plain.value().runs[0]);
+  CHECK_FALSE(k.megatron_core_model_code);
+  CHECK_FALSE(k.fused_grouped_mlp);
+  CHECK_FALSE(k.yarn_rope_fused);
+}
+
 TEST_CASE("forward_prefetch / backward_prefetch are read for fsdp runs, refused elsewhere, and reach the knobs") {
   auto ok = parse_validation(one_run_with("forward_prefetch: true, backward_prefetch: post") + "fsdp}\n", "t.yaml");
   REQUIRE(ok.ok());
