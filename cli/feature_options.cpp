@@ -93,6 +93,11 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                 "weights runs under the next step's first forward instead of after the optimizer step; needs "
                 "--framework megatron or nemo, --zero 1 and the DP overlap (no --no-dp-overlap; plan keeps "
                 "those) (default off: the launch scripts add it only when asked, as costed)");
+  sub->add_flag("--fused-grouped-mlp", o.fused_grouped_mlp,
+                "Megatron-Core's expert MLP built from Transformer Engine's op fuser (Megatron-Bridge's "
+                "cutedsl_fused_grouped_mlp): a clamped GLU (GPT-OSS) and expert biases run inside the fused "
+                "grouped kernels instead of as eager PyTorch passes; needs --framework megatron or nemo "
+                "(default off)");
   add_fsdp_options(sub, o.fsdp);
 }
 
@@ -200,7 +205,9 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   }
   for (const auto& [flag, on, knob] : {std::tuple{"--tp-comm-overlap", o.tp_comm_overlap, &job.knobs.tp_comm_overlap},
                                         std::tuple{"--overlap-param-gather", o.overlap_param_gather,
-                                                   &job.knobs.param_gather_overlap}}) {
+                                                   &job.knobs.param_gather_overlap},
+                                        std::tuple{"--fused-grouped-mlp", o.fused_grouped_mlp,
+                                                   &job.knobs.fused_grouped_mlp}}) {
     if (!given(o.app, flag)) continue;
     if (!runs_megatron_core_option(job.framework))
       return make_error(kCmd, flag, "true",
@@ -245,6 +252,7 @@ void add_job_features(ojson& j, const Job& job) {
   if (fp8_param_gather_on(job)) j["fp8_param_gather"] = true;
   if (job.knobs.tp_comm_overlap) j["tp_comm_overlap"] = true;
   if (job.knobs.param_gather_overlap) j["overlap_param_gather"] = true;
+  if (job.knobs.fused_grouped_mlp) j["fused_grouped_mlp"] = true;
   add_fsdp_job_json(j, job);
 }
 
@@ -322,7 +330,8 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
                         "framework megatron or nemo, or drop the key");
   }
   for (const auto& [key, knob] : {std::pair{"tp_comm_overlap", &job.knobs.tp_comm_overlap},
-                                   std::pair{"overlap_param_gather", &job.knobs.param_gather_overlap}}) {
+                                   std::pair{"overlap_param_gather", &job.knobs.param_gather_overlap},
+                                   std::pair{"fused_grouped_mlp", &job.knobs.fused_grouped_mlp}}) {
     if (!j.is_object() || !j.contains(key)) continue;
     if (!j[key].is_boolean()) return make_error(file, at + "." + key, j[key].dump(), "must be true or false", "");
     *knob = j[key].get<bool>();

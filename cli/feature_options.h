@@ -27,13 +27,14 @@ struct FeatureOptions {
   bool fp8_param_gather = false;         // --fp8-param-gather (Megatron-Core: FP8 primary weights)
   bool tp_comm_overlap = false;          // --tp-comm-overlap (Megatron-Core: TE userbuffers TP overlap)
   bool overlap_param_gather = false;     // --overlap-param-gather (Megatron-Core: distributed optimizer)
+  bool fused_grouped_mlp = false;        // --fused-grouped-mlp (Megatron-Core: TE op-fuser expert MLP)
   FsdpOptions fsdp;                      // --fsdp-forward-prefetch, --fsdp-backward-prefetch (cli/fsdp_options.h)
   CLI::App* app = nullptr;
 };
 
 /// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
-/// --cross-entropy, --moe-a2a-overlap, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap and
-/// --overlap-param-gather (job-level flags), and FSDP's prefetch flags (cli/fsdp_options.h).
+/// --cross-entropy, --moe-a2a-overlap, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap,
+/// --overlap-param-gather and --fused-grouped-mlp (job-level flags), and FSDP's prefetch flags (cli/fsdp_options.h).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
 void add_cp_option(CLI::App* sub, int& cp);
@@ -46,7 +47,7 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
 /// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged; the
 /// fused attention kernel ("attention_kernel"), "torch_compile" and "cross_entropy" only where they
 /// differ from the framework's; "moe_a2a_overlap", "activation_offload_layers", "fp8_param_gather",
-/// "tp_comm_overlap" and "overlap_param_gather" only when on.
+/// "tp_comm_overlap", "overlap_param_gather" and "fused_grouped_mlp" only when on.
 void add_config_features(ojson& config, const ParallelConfig& c);
 void add_job_features(ojson& job_json, const Job& job);
 /// Reads the job's features back from a plan file's job object (absent keys: the defaults);

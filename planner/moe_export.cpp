@@ -60,6 +60,10 @@ std::vector<std::pair<std::string, std::string>> megatron_moe_flags(const Proble
     f.push_back({"--overlap-moe-expert-parallel-comm", ""});
     f.push_back({"--delay-wgrad-compute", ""});
   }
+  // As costed (costmodel/megatron_eager_ops.h): Megatron-LM core_v0.18 builds its arguments from
+  // TransformerConfig's fields (training/arguments.py ArgumentGroupFactory), use_transformer_engine_op_fuser
+  // among them.
+  if (p.job.knobs.fused_grouped_mlp) f.push_back({"--use-transformer-engine-op-fuser", ""});
   return f;
 }
 
