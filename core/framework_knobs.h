@@ -192,7 +192,7 @@ struct FrameworkKnobs {
   /// Megatron-Core's expert MLP built from Transformer Engine's op fuser (core_v0.18 experts.py with
   /// te.pytorch.ops.ScaledClampedQGeGLU; Megatron-Bridge's cutedsl_fused_grouped_mlp presets): the clamp,
   /// activation and expert biases run inside the fused grouped kernels, so the clamp and bias-loop passes
-  /// of costmodel/megatron_eager_ops.h are not run. Off by default; set by validation files.
+  /// of costmodel/megatron_eager_ops.h are not run. Off by default; --fused-grouped-mlp and validation files.
   bool fused_grouped_mlp = false;
   /// Megatron-Core <= 0.15 (core_v0.15 rope_utils.py apply_rotary_pos_emb) ran Transformer Engine's fused
   /// RoPE under --apply-rope-fusion whatever YaRN's mscale; from core_v0.16 on mscale != 1 falls back to
