@@ -107,8 +107,8 @@ void read_moe(Reader& r, const YAML::Node& root, ModelSpec& m) {
   x.layer_phase = r.integer(root, "moe_layer_phase", "moe_layer_phase", int64_t{qwen_step ? 1 : 0},
                             "0: layer i is MoE when i % freq == 0; 1: when (i + 1) % freq == 0");
   const std::string topk = r.text(root, "topk_method", "topk_method", std::string(), "e.g. noaux_tc");
-  x.router_bias = r.boolean(root, "router_bias", "router_bias", topk == "noaux_tc",
-                            "router with E bias/correction values (DeepSeek-V3 noaux_tc)");
+  x.router_bias = r.boolean(root, "router_bias", "router_bias", topk == "noaux_tc" || m.model_type == "gpt_oss",
+                            "router with E bias/correction values (DeepSeek-V3 noaux_tc, GPT-OSS's router bias)");
   if (Reader::has(root, "mlp_only_layers")) {
     const YAML::Node list = root["mlp_only_layers"];
     if (!list.IsSequence() || list.size() > 0)

@@ -13,7 +13,8 @@ namespace {
 
 // transformers GptOssConfig defaults (models/gpt_oss/configuration_gpt_oss.py): swiglu_limit=7.0,
 // rope_scaling={"rope_type": "yarn", "factor": 32.0, ...}; GptOssExperts always holds gate_up_proj_bias
-// and down_proj_bias (modeling_gpt_oss.py). openai/gpt-oss-120b's config.json states the same values.
+// and down_proj_bias, GptOssAttention its sinks [num_heads], GptOssTopKRouter a bias [E]
+// (modeling_gpt_oss.py). openai/gpt-oss-120b's config.json states the same values.
 constexpr double kGptOssSwigluLimit = 7.0;
 constexpr double kGptOssYarnFactor = 32.0;
 
@@ -59,6 +60,8 @@ void read_eager_extras(Reader& r, const YAML::Node& root, ModelSpec& m) {
   m.expert_bias = r.boolean(root, "expert_bias", "expert_bias", gpt_oss && m.moe.enabled(),
                             "true when the routed experts carry biases (GPT-OSS)");
   m.rope_yarn_factor = yarn_factor(r, root, gpt_oss ? kGptOssYarnFactor : 0.0);
+  m.attention_sinks = r.boolean(root, "attention_sinks", "attention_sinks", gpt_oss,
+                                "true when each head has a learned sink logit (GPT-OSS)");
 }
 
 }  // namespace meshplan::io_model

@@ -37,7 +37,7 @@ const char* const kRead[] = {
     // sliding-window attention (io_model_window.cpp)
     "sliding_window", "use_sliding_window", "max_window_layers", "layer_types", "sliding_window_layers",
     // clamped GLU, YaRN RoPE, expert biases (io_model_eager.cpp)
-    "swiglu_limit", "rope_scaling", "expert_bias",
+    "swiglu_limit", "rope_scaling", "expert_bias", "attention_sinks",
 };
 
 // Keys of real configs known not to change the parameter count: numerics, tokens, RoPE/attention

@@ -62,6 +62,7 @@ N attention(const ModelSpec& m) {
   if (m.biases || m.qkv_bias) p = p + q_width + n<N>(2) * kv;
   if (m.biases || m.o_bias) p = p + h;
   if (m.qk_norm) p = p + n<N>(2) * n<N>(m.head_dim());
+  if (m.attention_sinks) p = p + a;  // one learned sink logit per head (GPT-OSS self_attn.sinks [a])
   return p;
 }
 
@@ -74,11 +75,16 @@ N dense_mlp(const ModelSpec& m) {
   return p;
 }
 
-/// One routed expert: mats x h x expert width, without biases (Mixtral, DeepSeek, Qwen experts).
+/// One routed expert: mats x h x expert width (Mixtral, DeepSeek, Qwen experts have no biases); with
+/// ModelSpec::expert_bias the up (+ gate) and down biases too, (mats - 1) x width + h (GPT-OSS
+/// gate_up_proj_bias [E, 2f], down_proj_bias [E, h]).
 template <class N>
 N expert(const ModelSpec& m) {
   if (!m.moe.enabled()) return n<N>(0);
-  return n<N>(mlp_matrices(m)) * n<N>(m.hidden_size) * n<N>(m.moe.expert_intermediate_size);
+  const N h = n<N>(m.hidden_size), f = n<N>(m.moe.expert_intermediate_size);
+  N p = n<N>(mlp_matrices(m)) * h * f;
+  if (m.expert_bias) p = p + n<N>(mlp_matrices(m) - 1) * f + h;
+  return p;
 }
 
 /// Shared experts, router (E x h [+ E correction bias]) and Qwen's shared-expert gate (1 x h).

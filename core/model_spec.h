@@ -47,8 +47,9 @@ struct ModelSpec {
   // Keys that add no parameter (expert biases aside) but decide which element-wise passes a framework
   // runs around the GEMMs (core/io_model_eager.cpp; costed in costmodel/megatron_eager_ops.h):
   double glu_clamp = 0;             // gated-MLP inputs clamped to +-glu_clamp (GPT-OSS swiglu_limit 7); 0 = none
-  bool expert_bias = false;         // routed experts carry biases (GPT-OSS gate_up_proj_bias, down_proj_bias);
-                                    // their 36 x 128 x 3 x 2880 = 39.8M parameters are not counted (0.03 %)
+  bool expert_bias = false;         // routed experts carry biases (GPT-OSS gate_up_proj_bias, down_proj_bias),
+                                    // counted with the expert (core/model_params.h)
+  bool attention_sinks = false;     // one learned sink logit per head (GPT-OSS self_attn.sinks), counted
   double rope_yarn_factor = 0;      // rope_scaling YaRN factor (GPT-OSS 32) where it scales RoPE by mscale != 1
                                     // (not DeepSeek-V3's: mscale = mscale_all_dim); 0 = none
 

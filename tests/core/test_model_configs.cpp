@@ -180,7 +180,12 @@ TEST_CASE("GPT-OSS-120B: gated (SwiGLU) experts, 128 experts top-4") {
   REQUIRE(r.ok());
   const ModelSpec m = r.value();
   CHECK(m.mlp == MlpKind::Gated);
-  // Experts 36 * 128 * 3 * 2880 * 2880 = 114,661,785,600 (the model card's "MLP 114.71B" adds the
-  // expert biases and routers, which meshplan does not count: 39.8M + 10.6M).
-  CHECK(m.num_parameters() == Approx(116.83e9).epsilon(1e-3));  // "116.83B total" (OpenAI model card)
+  // From the weight shapes of modeling_gpt_oss.py, per layer: 2 norms 5,760; q/k/v/o 26,542,080 + biases
+  // 8,000; sinks 64; router 368,640 + bias 128; 128 experts x (3 x 2880 x 2880 + 2 x 2880 + 2880 bias)
+  // = 3,186,155,520. x 36 = 115,670,886,912, + embedding and LM head 2 x 579,133,440 + final norm 2,880:
+  // 116,829,156,672, OpenAI's "116.83B total". Active: 4 of 128 experts, 5,711,982,912; without the
+  // input embedding 5,132,849,472, the model card's "5.13B active".
+  CHECK(m.exact_parameters() == 116829156672);
+  CHECK(m.exact_active_parameters() == 5711982912);
+  CHECK(m.num_parameters() == Approx(116.83e9).epsilon(1e-3));
 }

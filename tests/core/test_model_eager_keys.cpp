@@ -71,6 +71,8 @@ TEST_CASE("the clamp, YaRN factor and expert biases survive the plan file's mode
   CHECK(back.value().glu_clamp == 7.0);
   CHECK(back.value().rope_yarn_factor == 32.0);
   CHECK(back.value().expert_bias);
+  CHECK(back.value().attention_sinks);
+  CHECK(back.value().exact_parameters() == m.exact_parameters());
   const ModelSpec plain = parse("model_type: llama\n");
   auto plain_back = parse_model(model_to_json(plain), "plan.json");
   REQUIRE(plain_back.ok());
