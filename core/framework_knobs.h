@@ -185,6 +185,10 @@ struct FrameworkKnobs {
   /// and V copied to the query heads before SDPA (costmodel/torchtitan_attention_ops.h). Set for
   /// torchtitan; other frameworks fuse RoPE into their kernels (TE, flash-attn, inductor).
   bool torchtitan_attention_inputs = false;
+  /// IBM's Foundation Model Stack Llama code (fms-fsdp), run eager: its RMSNorm and gated MLP as torchtitan's
+  /// eager ops (costmodel/eager_llama_ops.h) and its rotary embedding and GQA expansion
+  /// (costmodel/fms_llama_ops.h). Off by default; `--model-code fms` and validation files (`model_code: fms`).
+  bool fms_model_code = false;
   /// Megatron-Core's own model code: its eager passes for GPT-OSS-style layers (the clamp before the
   /// fused GeGLU, the per-expert bias loop, unfused YaRN RoPE; costmodel/megatron_eager_ops.h) run where
   /// the model has those features. Set for megatron and nemo.

@@ -40,6 +40,7 @@ struct RunDefaults {
   bool tuning = false;
   bool fp8 = false;
   bool unpad_attention = false;
+  std::string model_code;
   bool fp8_param_gather = false;
   std::string fused_kernel;
   std::string cross_entropy;
@@ -57,11 +58,11 @@ const std::set<std::string> kRunKeys = {
     "overlap_param_gather", "moe_a2a_overlap", "activation_offload_layers", "dp_all_reduce", "dp_reduce_dtype",
     "grad_accumulation_pass", "cross_entropy", "unpad_attention", "compile", "norm_type", "fused_kernel",
     "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
-    "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused"};
+    "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused", "model_code"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
-    "runs", "forward_prefetch", "backward_prefetch"};
+    "runs", "forward_prefetch", "backward_prefetch", "model_code"};
 
 // Levenshtein distance of two short keys (insertions, deletions, substitutions).
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -187,6 +188,12 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
            "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32 or generic");
   run.unpad_attention =
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
+  const std::string code = r.text(n, "model_code", path + ".model_code", defaults.model_code, "fms");
+  if (!code.empty() && code != "fms")
+    r.fail(path + ".model_code", code, "unknown model code", "fms (IBM's Foundation Model Stack, costmodel/fms_llama_ops.h)");
+  if (!code.empty() && run.framework != "fsdp")
+    r.fail(path + ".model_code", run.framework, "is costed for PyTorch FSDP runs only", "framework: fsdp, or drop the key");
+  run.fms_model_code = code == "fms";
   run.forward_prefetch = defaults.forward_prefetch;
   if (Reader::has(n, "forward_prefetch"))
     run.forward_prefetch = r.boolean(n, "forward_prefetch", path + ".forward_prefetch", false, "true|false");
@@ -286,6 +293,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   defaults.tuning = use == "tuning";
   defaults.fp8 = r.boolean(root, "fp8", "fp8", set.dtype == "fp8", "true|false");
   defaults.unpad_attention = r.boolean(root, "unpad_attention", "unpad_attention", false, "true|false");
+  defaults.model_code = r.text(root, "model_code", "model_code", std::string(), "fms");
   if (Reader::has(root, "forward_prefetch"))
     defaults.forward_prefetch = r.boolean(root, "forward_prefetch", "forward_prefetch", false, "true|false");
   defaults.backward_prefetch = r.text(root, "backward_prefetch", "backward_prefetch", std::string(), "pre|post|none");

@@ -14,6 +14,7 @@
 #include "costmodel/context_parallel.h"
 #include "costmodel/eager_elementwise.h"
 #include "costmodel/eager_llama_ops.h"
+#include "costmodel/fms_llama_ops.h"
 #include "costmodel/executor_ops.h"
 #include "costmodel/executor_stash.h"
 #include "costmodel/fp8.h"
@@ -148,6 +149,12 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
                                                   p.job.knobs.fused_rmsnorm);
     eager.forward += llama.forward;
     eager.backward += llama.backward;
+  }
+  if (p.job.knobs.fms_model_code) {  // fms's eager Llama code (costmodel/fms_llama_ops.h)
+    const EagerBytes ops = eager_llama_op_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, ab, false);
+    const EagerBytes rope = fms_attention_input_bytes(p.model, b, s, cfg.tp, ab);
+    eager.forward += ops.forward + rope.forward;
+    eager.backward += ops.backward + rope.backward;
   }
   if (p.job.knobs.torchtitan_attention_inputs) {  // costmodel/torchtitan_attention_ops.h
     const EagerBytes rope = torchtitan_attention_input_bytes(p.model, b, s, cfg.tp, ab);

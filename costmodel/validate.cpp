@@ -58,6 +58,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.yarn_rope_fused = run.yarn_rope_fused;
   k.activation_offload_layers = run.activation_offload_layers;
   k.unpad_attention = run.unpad_attention;
+  k.fms_model_code = run.fms_model_code;
   k.fp8_param_gather = run.fp8_param_gather;
   if (run.torch_compile) k.torch_compile = *run.torch_compile;  // torchtitan's `compile:` when given
   k.fused_rmsnorm = run.fused_rmsnorm;

@@ -222,6 +222,11 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
     return make_error(where, "fsdp_backward_prefetch", to_string(k.backward_prefetch),
                       "is an FSDP1 backward_prefetch setting; torchtitan's FSDP2 trainer prefetches as BACKWARD_PRE",
                       "plan without --fsdp-backward-prefetch to export it");
+  // fms-fsdp's eager model code (costmodel/fms_llama_ops.h) is not what the exported trainers run.
+  if (p.job.knobs.fms_model_code)
+    return make_error(where, "fsdp_model_code", "fms",
+                      "is IBM's fms-fsdp model code; the " + kind + " export launches torchtitan's / the framework's own",
+                      "plan without --fsdp-model-code fms to export it");
   if (kind == "megatron") return check_megatron(p, c);
   if (kind == "deepspeed") return check_deepspeed_moe(p, c);
   return true;

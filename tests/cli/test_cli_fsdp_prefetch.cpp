@@ -75,3 +75,27 @@ TEST_CASE("a plan costed with FSDP1's prefetch settings is not exported as torch
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
 }
+
+TEST_CASE("fsdp-model-code fms: slower than fused code, kept in the plan file, refused elsewhere and by --export fsdp") {
+  CHECK(run_cli("estimate --help").out.find("--fsdp-model-code") != std::string::npos);
+  CliResult fused = run_cli(est(""));
+  const std::string plan = scratch_dir() + "/fsdp-fms-plan.json";
+  CliResult fms = run_cli(est("--fsdp-model-code fms --output " + plan));
+  for (const CliResult* r : {&fused, &fms}) {
+    INFO(r->err);
+    REQUIRE(r->exit_code == 0);
+  }
+  CHECK(json_number(fms.out, "compute_s") > json_number(fused.out, "compute_s"));
+  CHECK(fused.out.find("fsdp_model_code") == std::string::npos);
+  CHECK(slurp(plan).find("\"fsdp_model_code\": \"fms\"") != std::string::npos);
+  CliResult back = run_cli("estimate --plan " + plan + " --format json");
+  INFO(back.err);
+  REQUIRE(back.exit_code == 0);
+  CHECK(json_number(back.out, "step_s") == json_number(fms.out, "step_s"));
+  check_bad("estimate --model " + kModel + " --hardware a100-80gb-sxm --gpus 8 --global-batch 16 --zero 3 "
+            "--framework megatron --fsdp-model-code fms",
+            {"--fsdp-model-code", "fms", "--framework fsdp"});
+  check_bad("plan --model " + kModel + " --hardware a100-80gb-sxm --gpus 8 --global-batch 16 --seq 2048 "
+            "--framework fsdp --fsdp-model-code fms --export fsdp",
+            {"--export fsdp", "fsdp_model_code", "fms"});
+}

@@ -288,8 +288,8 @@ TEST_CASE("the H100 and H200 profiles carry the GH100's measured sustained / bur
 TEST_CASE("profiles of the same GPU chip share its GEMM curve and element-wise efficiency") {
   // a100-40gb-sxm once said it had a100-80gb-sxm's curve while it kept an older, faster one.
   const std::vector<std::vector<std::string>> same_chip = {
-      {"a100-80gb-sxm", "a100-40gb-sxm", "a100-80gb-jeanzay-opa"},
-      {"h100-80gb-sxm", "h200-141gb-sxm", "h100-96gb-hbm2e-500w"}};
+      {"a100-80gb-sxm", "a100-40gb-sxm", "a100-80gb-jeanzay-opa", "a100-80gb-400g"},
+      {"h100-80gb-sxm", "h200-141gb-sxm", "h100-96gb-hbm2e-500w", "h100-80gb-800g"}};
   for (const auto& group : same_chip) {
     auto first = load_hardware(group.front(), kProfiles);
     REQUIRE(first.ok());
