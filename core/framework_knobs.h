@@ -187,7 +187,7 @@ struct FrameworkKnobs {
   bool torchtitan_attention_inputs = false;
   /// IBM's Foundation Model Stack Llama code (fms-fsdp), run eager: its RMSNorm and gated MLP as torchtitan's
   /// eager ops (costmodel/eager_llama_ops.h) and its rotary embedding and GQA expansion
-  /// (costmodel/fms_llama_ops.h). Off by default; `--model-code fms` and validation files (`model_code: fms`).
+  /// (costmodel/fms_llama_ops.h). Off by default; `--fsdp-model-code fms` and validation files (`model_code: fms`).
   bool fms_model_code = false;
   /// Megatron-Core's own model code: its eager passes for GPT-OSS-style layers (the clamp before the
   /// fused GeGLU, the per-expert bias loop, unfused YaRN RoPE; costmodel/megatron_eager_ops.h) run where

@@ -58,7 +58,8 @@ const std::set<std::string> kRunKeys = {
     "overlap_param_gather", "moe_a2a_overlap", "activation_offload_layers", "dp_all_reduce", "dp_reduce_dtype",
     "grad_accumulation_pass", "cross_entropy", "unpad_attention", "compile", "norm_type", "fused_kernel",
     "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
-    "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused", "model_code"};
+    "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused",
+    "model_code"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
@@ -190,9 +191,11 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
   const std::string code = r.text(n, "model_code", path + ".model_code", defaults.model_code, "fms");
   if (!code.empty() && code != "fms")
-    r.fail(path + ".model_code", code, "unknown model code", "fms (IBM's Foundation Model Stack, costmodel/fms_llama_ops.h)");
+    r.fail(path + ".model_code", code, "unknown model code",
+           "fms (IBM's Foundation Model Stack, costmodel/fms_llama_ops.h)");
   if (!code.empty() && run.framework != "fsdp")
-    r.fail(path + ".model_code", run.framework, "is costed for PyTorch FSDP runs only", "framework: fsdp, or drop the key");
+    r.fail(path + ".model_code", run.framework, "is costed for PyTorch FSDP runs only",
+           "framework: fsdp, or drop the key");
   run.fms_model_code = code == "fms";
   run.forward_prefetch = defaults.forward_prefetch;
   if (Reader::has(n, "forward_prefetch"))
