@@ -121,6 +121,17 @@ std::optional<Error> check_text_input(const std::string& text, const std::string
     return make_error(file, "line " + std::to_string(io_detail::line_of_offset(text, bad)), byte,
                       "is not UTF-8 text (byte " + std::to_string(bad) + ")", "save the file as UTF-8");
   }
+  // YAML and JSON text holds no C0 control byte but tab, LF and CR (YAML 1.2 c-printable, RFC 8259
+  // whitespace); yaml-cpp turns a NUL into a byte that is not UTF-8 (0x85), which JSON output cannot hold.
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') continue;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", c);
+    return make_error(file, "line " + std::to_string(io_detail::line_of_offset(text, i)), byte,
+                      "is a control character (byte " + std::to_string(i) + "), which YAML and JSON text may not hold",
+                      "remove it, or write it as an escape inside a quoted string");
+  }
   int deep_line = 0;
   const int depth = io_detail::nesting_depth(text, deep_line);
   if (depth > limits::kMaxNestingDepth)
@@ -276,7 +287,14 @@ double Reader::number(const YAML::Node& map, const std::string& key, const std::
 std::string Reader::text(const YAML::Node& map, const std::string& key, const std::string& path,
                          std::optional<std::string> dflt, const std::string& hint) {
   const YAML::Node* n = scalar(map, key, path, !dflt.has_value(), hint, "a string");
-  return n ? n->Scalar() : dflt.value_or("");
+  if (!n) return dflt.value_or("");
+  // An escape in a double-quoted scalar ("\x85") can still yield bytes that are not UTF-8; every string
+  // read here may reach JSON output, which refuses them.
+  if (invalid_utf8_offset(n->Scalar()) != std::string::npos) {
+    fail(path, "", "is not UTF-8 text once its escapes are read", "write the character itself, UTF-8 encoded");
+    return dflt.value_or("");
+  }
+  return n->Scalar();
 }
 
 bool Reader::boolean(const YAML::Node& map, const std::string& key, const std::string& path,

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -354,5 +356,33 @@ TEST_CASE("node.host_link: optional (0 = not listed), round-trips, bad values na
     REQUIRE(shipped.ok());
     CHECK(shipped.value().host_link.bandwidth_bytes_per_s == bw);
     CHECK(shipped.value().host_link.efficiency == 0.87);
+  }
+}
+
+TEST_CASE("control bytes and escapes that are not UTF-8 are refused in one line (fuzz_hardware reproducer)") {
+  // libFuzzer's crash of 2026-11-29: a100-80gb-sxm.yaml with the first character of its folded `source:`
+  // block changed to NUL. yaml-cpp read it as the byte 0x85, which is not UTF-8, and writing the profile
+  // back as JSON threw (nlohmann::json refuses such strings). Now the text is refused before parsing.
+  std::ifstream in(kProfiles + "/a100-80gb-sxm.yaml", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(text.size() > 131);
+  REQUIRE(text.substr(119, 16) == "source: >-\n  NVI");
+  text[131] = '\0';
+  auto r = parse_hardware(text, "nul.yaml");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().file == "nul.yaml");
+  CHECK(r.error().field == "line 4");
+  CHECK(r.error().value == "0x00");
+  CHECK(r.error().one_line().find("control character") != std::string::npos);
+  // Tabs, line feeds and carriage returns stay text.
+  std::string crlf = a100_text();
+  for (size_t at = crlf.find('\n'); at != std::string::npos; at = crlf.find('\n', at + 2)) crlf.insert(at, "\r");
+  CHECK(parse_hardware(crlf, "crlf.yaml").ok());
+  // A double-quoted escape that yields a lone byte above 0x7F is refused where it is read.
+  auto esc = parse_hardware(replace(a100_text(), "name: test-a100", "name: \"a100\\x85\""), "esc.yaml");
+  if (!esc.ok()) CHECK(esc.error().field == "name");
+  else {
+    CHECK_NOTHROW(hardware_to_yaml(esc.value()));
+    CHECK_NOTHROW(hardware_to_json(esc.value()));
   }
 }
