@@ -1,5 +1,6 @@
-// Element-wise HBM traffic that eager model code adds around its attention kernel (llm-foundry's
-// unpad/pad of q, k, v and the output for flash_attn's varlen interface), per layer and micro-batch.
+// Element-wise HBM traffic that eager model code adds around its attention kernel, per layer and micro-batch:
+// llm-foundry's unpad/pad of q, k, v and the output, and the rotary embedding + GQA expansion shape shared by
+// torchtitan's and fms's code.
 #pragma once
 #include "core/model_spec.h"
 
@@ -21,5 +22,12 @@ struct EagerBytes {
   double backward = 0;
 };
 EagerBytes unpad_attention_bytes(const ModelSpec& m, double b, double s, int tp, double element_bytes);
+
+/// Eager rotary embedding and GQA expansion, the shape torchtitan's and fms's attention inputs share: q
+/// (T h / t elements) and k (T kv / t) each move `rope_bytes_per_element` (reads + writes, the model code's
+/// count), and with kv < h the K and V copies up to the query heads move 2 e T (h + kv) / t; autograd's
+/// backward moves the same. costmodel/torchtitan_attention_ops.h and costmodel/fms_llama_ops.h give the counts.
+EagerBytes rope_and_kv_expand_bytes(const ModelSpec& m, double b, double s, int tp, double element_bytes,
+                                    double rope_bytes_per_element);
 
 }  // namespace meshplan
