@@ -15,6 +15,7 @@
 #include "core/framework.h"
 #include "core/io.h"
 #include "core/limits.h"
+#include "core/mtp_config.h"
 #include "core/offload_config.h"
 
 namespace meshplan::cli {
@@ -50,6 +51,11 @@ void add_problem_options(CLI::App* sub, ProblemOptions& o) {
                                  "softmax, s x s scores stashed, Korthikanti et al. 2022) (default fused)"),
                  {"fused", "materialized"});
   sub->add_option("--profiles-dir", o.profiles_dir, "Directory of hardware profiles (default: shipped)");
+  sub->add_option("--mtp-layers", o.mtp_layers,
+                  "Multi-token-prediction modules trained with the model (DeepSeek-V3 sec. 2.2; Megatron-Core "
+                  "--mtp-num-layers): each one more transformer layer, a 2h x h projection and a second pass of "
+                  "the LM head and loss, on the last pipeline stage; needs --framework megatron or nemo "
+                  "(default: the model file's mtp_layers, else 0; num_nextn_predict_layers is not read as it)");
   add_feature_options(sub, o.features);
 }
 
@@ -161,6 +167,7 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
   if (auto r = apply_feature_options(o.features, job); !r) return r.error();
   if (ErrorList e = validate_offload_job(p.model, p.hardware, job.knobs.activation_offload_layers, kCmd); !e.empty())
     return e.front();  // core/offload_config.h
+  if (ErrorList e = validate_mtp_job(p.model, job, kCmd); !e.empty()) return e.front();  // core/mtp_config.h
   if (job.knobs.moe_a2a_overlap && !p.model.moe.enabled())
     return make_error(kCmd, "--moe-a2a-overlap", "true",
                       "hides the expert all-to-all of a mixture-of-experts model; " + p.model.name + " is dense",
@@ -179,6 +186,12 @@ Result<Problem> load_problem(const ProblemOptions& o) {
   auto model = load_model_flag(o.model);
   if (!model) return model.error();
   p.model = std::move(model).value();
+  if (given(o.app, "--mtp-layers")) {
+    if (o.mtp_layers < 0 || o.mtp_layers > limits::kMaxMtpLayers)
+      return make_error(kCmd, "--mtp-layers", std::to_string(o.mtp_layers),
+                        "must be in " + limits::range_text(0, limits::kMaxMtpLayers), "DeepSeek-V3 trains 1");
+    p.model.mtp_layers = o.mtp_layers;
+  }
   auto hw = load_hardware(o.hardware, o.profiles_dir.empty() ? default_profiles_dir() : o.profiles_dir);
   if (!hw) return hw.error();
   p.hardware = std::move(hw).value();
@@ -304,7 +317,8 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
 
 static Result<bool> reject_problem_flags(const ProblemOptions& po) {
   for (const char* f : {"--model", "--hardware", "--gpus", "--global-batch", "--seq", "--dtype",
-                        "--bytes-per-param", "--framework", "--allow-tp-across-nodes", "--profiles-dir"})
+                        "--bytes-per-param", "--framework", "--allow-tp-across-nodes", "--profiles-dir",
+                        "--mtp-layers"})
     if (given(po.app, f) && !(po.allow_tp_flag_with_plan && std::string(f) == "--allow-tp-across-nodes"))
       return make_error(kCmd, f, "", "cannot be combined with --plan",
                         "the plan file already holds the problem; drop one of them");

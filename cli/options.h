@@ -29,6 +29,7 @@ struct ProblemOptions {
   bool allow_tp_flag_with_plan = false;  // run: --allow-tp-across-nodes may be added to --plan
   std::string attention = "fused";      // fused | materialized (attention kernel, core/framework_knobs.h)
   std::string profiles_dir;             // empty = default_profiles_dir()
+  int64_t mtp_layers = 0;               // --mtp-layers: overrides the model file's mtp_layers when given
   CLI::App* app = nullptr;              // set by add_problem_options; tells which flags were given
   FeatureOptions features;              // --cp-comm --fp8 --grad-compression (cli/feature_options.h)
 };

@@ -135,6 +135,8 @@ ojson estimate_object(const Problem& p, const StepEstimate& e) {
   // Exact integer counts (validate_model guarantees they fit in int64), not 6-digit roundings.
   j["parameters"] = p.model.exact_parameters().value_or(0);
   j["active_parameters"] = p.model.exact_active_parameters().value_or(0);
+  // The MTP modules' own weights (core/model_params.h mtp_module), apart from the main model's count.
+  if (p.model.mtp_layers > 0) j["mtp_parameters"] = static_cast<int64_t>(std::llround(p.model.mtp_parameters()));
   j["job"] = job_object(p.job);
   j["config"] = config_object(e.config);
   j["memory"] = memory_object(e);

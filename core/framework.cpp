@@ -46,6 +46,8 @@
 //  over-counts FULL_SHARD by the 2/DP bytes of a bf16 shard that FSDP2 does not keep: conservative.
 #include "core/framework.h"
 
+#include "core/mtp_config.h"
+
 #include <algorithm>
 
 #include "core/framework_knobs.h"
@@ -270,6 +272,8 @@ ErrorList validate_framework(const Problem& p, const ParallelConfig& c, const st
   if (torchao && p.job.fp8 != Fp8Recipe::None && p.job.fp8 != Fp8Recipe::Current && p.job.fp8 != Fp8Recipe::Rowwise)
     e.push_back(make_error(w, "--fp8", to_string(p.job.fp8), "is not a torchao float8 recipe" + by,
                            "use --fp8 current (torchao tensorwise) or rowwise"));
+  // Multi-token prediction is Megatron-Core's module (core/mtp_config.h).
+  for (Error& x : validate_mtp_job(p.model, p.job, w)) e.push_back(std::move(x));
   return e;
 }
 

@@ -77,6 +77,15 @@ std::string node_text(const YAML::Node& n);
 std::vector<double> positive_number_list(Reader& r, const YAML::Node& map, const char* key, const std::string& at,
                                          const std::string& example, bool non_empty);
 
+}  // namespace meshplan::io_detail
+namespace meshplan {
+struct ValidationRun;
+}
+namespace meshplan::io_detail {
+
+/// A validation run's layers_per_stage and mtp_layers keys (core/io_validation_layout.cpp).
+void read_run_layout(Reader& r, const YAML::Node& n, const std::string& path, ValidationRun& run);
+
 /// Shortest decimal text of v/scale such that parsing it and multiplying by `scale` gives v back
 /// exactly: "80" for 80e9 bytes at scale 1e9. Deterministic, round-trip safe.
 std::string scaled_text(double v, double scale);

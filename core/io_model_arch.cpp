@@ -142,6 +142,10 @@ void read_architecture(Reader& r, const YAML::Node& root, ModelSpec& m) {
   read_moe(r, root, m);
   read_sliding_window(r, root, m);
   read_eager_extras(r, root, m);
+  // Multi-token prediction trained with the model (core/mtp_config.h): meshplan's key only, since
+  // num_nextn_predict_layers says what a checkpoint holds, not what a run trains.
+  m.mtp_layers = r.integer(root, "mtp_layers", "mtp_layers", int64_t{0},
+                           "MTP modules trained with the model (Megatron-Core --mtp-num-layers); 0 = none");
 }
 
 }  // namespace meshplan::io_model

@@ -32,8 +32,9 @@ const char* const kRead[] = {
     "moe_layer_phase", "mlp_only_layers", "topk_method", "router_bias",
     // DeepSeek MLA
     "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
-    // DeepSeek-V3 multi-token prediction: read and documented as not counted (DESIGN.md)
-    "num_nextn_predict_layers",
+    // DeepSeek-V3 multi-token prediction: num_nextn_predict_layers read and not counted (what the
+    // checkpoint holds, DESIGN.md); meshplan's mtp_layers trains them (core/mtp_config.h)
+    "num_nextn_predict_layers", "mtp_layers",
     // sliding-window attention (io_model_window.cpp)
     "sliding_window", "use_sliding_window", "max_window_layers", "layer_types", "sliding_window_layers",
     // clamped GLU, YaRN RoPE, expert biases (io_model_eager.cpp)

@@ -18,6 +18,7 @@ constexpr int64_t kMaxParameters = 1000000000000000;     // 1e15 parameters (100
 constexpr int64_t kMaxHeadDim = int64_t{1} << 16;        // head_dim and MLA head dims (Gemma: 256)
 constexpr int64_t kMaxExperts = int64_t{1} << 16;        // routed experts per layer (DeepSeek-V3: 256)
 constexpr int64_t kMaxSharedExperts = 1024;              // shared experts (DeepSeek: 1..2)
+constexpr int64_t kMaxMtpLayers = 64;                   // MTP modules (DeepSeek-V3: 1)
 constexpr int64_t kMaxLoraRank = int64_t{1} << 20;       // MLA q/kv_lora_rank (DeepSeek-V3: 1536, 512)
 
 // Jobs (flags and plan files).

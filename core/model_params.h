@@ -130,6 +130,17 @@ N total(const ModelSpec& m) {
   return p;
 }
 
+/// One multi-token-prediction module without the embedding and LM head it shares with the main model
+/// (DeepSeek-V3 report sec. 2.2; Megatron-Core MultiTokenPredictionLayer): enorm and hnorm, eh_proj
+/// (2h -> h, no bias), one transformer layer of the main model's last kind (MoE when the model has
+/// MoE layers) and its final_layernorm. DeepSeek-V3: 11.5B of weights.
+template <class N>
+N mtp_module(const ModelSpec& m) {
+  const N h = n<N>(m.hidden_size);
+  const N mlp = m.num_moe_layers() > 0 ? n<N>(m.moe.num_experts) * expert<N>(m) + moe_replicated<N>(m) : dense_mlp<N>(m);
+  return n<N>(3) * n<N>(per_norm(m)) * h + n<N>(2) * h * h + attention<N>(m) + layer_norms<N>(m) + mlp;
+}
+
 /// total minus the routed experts a token does not visit: MoE layers x (E - k) x one expert.
 template <class N>
 N active(const ModelSpec& m) {

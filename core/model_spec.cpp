@@ -51,6 +51,16 @@ double ModelSpec::lm_head_parameters() const {
 
 double ModelSpec::num_parameters() const { return model_params::total<double>(*this); }
 
+double ModelSpec::mtp_parameters() const {
+  return static_cast<double>(mtp_layers) * model_params::mtp_module<double>(*this);
+}
+
+double ModelSpec::mtp_layer_parameters() const {
+  const double h = static_cast<double>(hidden_size);
+  return model_params::mtp_module<double>(*this) - 2.0 * h * h -
+         3.0 * static_cast<double>(model_params::per_norm(*this)) * h;
+}
+
 std::optional<int64_t> ModelSpec::exact_parameters() const {
   if (num_heads <= 0 || num_kv_heads <= 0) return std::nullopt;
   return model_params::total<CheckedI64>(*this).v;
@@ -62,8 +72,9 @@ std::optional<int64_t> ModelSpec::exact_active_parameters() const {
 }
 
 std::string active_parameters_text(const ModelSpec& m) {
-  if (!m.moe.enabled()) return "";
-  return ", " + human_count(m.active_parameters(), "active");
+  std::string out = m.moe.enabled() ? ", " + human_count(m.active_parameters(), "active") : "";
+  if (m.mtp_layers > 0) out += ", + " + human_count(m.mtp_parameters(), "in MTP modules");
+  return out;
 }
 
 static void require_in(ErrorList& errors, const std::string& file, const char* field, int64_t v,

@@ -52,6 +52,10 @@ struct ModelSpec {
   bool attention_sinks = false;     // one learned sink logit per head (GPT-OSS self_attn.sinks), counted
   double rope_yarn_factor = 0;      // rope_scaling YaRN factor (GPT-OSS 32) where it scales RoPE by mscale != 1
                                     // (not DeepSeek-V3's: mscale = mscale_all_dim); 0 = none
+  // Multi-token prediction trained with the model (core/mtp_config.h; costmodel/mtp.h):
+  int64_t mtp_layers = 0;           // MTP modules (Megatron-Core --mtp-num-layers), on the last pipeline
+                                    // stage; 0 = none. meshplan key `mtp_layers` (or --mtp-layers), not
+                                    // read from num_nextn_predict_layers, which only says the checkpoint has them
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden_size / num_heads; }
   int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)
@@ -79,8 +83,14 @@ struct ModelSpec {
   double embedding_parameters() const;
   /// LM head parameters (0 when tied to the embedding).
   double lm_head_parameters() const;
-  /// Total trainable parameters: embedding + L layers + final norm + LM head.
+  /// Total trainable parameters: embedding + L layers + final norm + LM head (the main model; MTP
+  /// modules are counted apart, mtp_parameters()).
   double num_parameters() const;
+  /// Weights of the mtp_layers MTP modules (core/model_params.h mtp_module; the embedding and LM head
+  /// are the main model's). 0 without MTP.
+  double mtp_parameters() const;
+  /// One MTP module's transformer layer: attention + norms + the MLP of the model's last layer kind.
+  double mtp_layer_parameters() const;
   /// num_parameters() in exact integer arithmetic; nullopt when it overflows int64.
   std::optional<int64_t> exact_parameters() const;
   /// active_parameters() in exact integer arithmetic; nullopt when it overflows int64.
@@ -88,7 +98,8 @@ struct ModelSpec {
 };
 
 /// ", 12.9B active" for a mixture-of-experts model (active_parameters() in human_count form),
-/// "" for a dense one: table headers append it after the total.
+/// "" for a dense one, then ", + 11.5B in MTP modules" when the model trains MTP modules: table
+/// headers append it after the total.
 std::string active_parameters_text(const ModelSpec& m);
 
 /// Checks shapes: positive sizes, heads | hidden (unless head_dim is given), kv_heads | heads, and

@@ -70,6 +70,8 @@ struct ValidationRun {
   int64_t published_params = 0;         // `published_params:` exact parameter count the source prints
   double published_params_billion = 0;  // `published_params_billion:` the same, rounded to 0.1 B
   double published_memory_gib = 0;      // `memory_gib:` published peak memory per GPU, GiB (max over GPUs)
+  std::vector<int> layers_per_stage;    // `layers_per_stage:` per-chunk layers (Megatron's pipeline layout)
+  std::optional<int64_t> mtp_layers;    // `mtp_layers:` MTP modules trained, overriding the model's
   // Recorded, not costed: torchtitan's async TP (`async_tp:`; costmodel/README.md says why).
   bool async_tp = false;
 };

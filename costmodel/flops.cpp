@@ -3,6 +3,7 @@
 
 #include "costmodel/attention.h"
 #include "costmodel/moe_cost.h"
+#include "costmodel/mtp.h"
 
 namespace meshplan {
 
@@ -38,10 +39,14 @@ double recompute_flops(const LayerFlops& f, Recompute r) {
 StepFlops step_flops(const ModelSpec& m, double sequences, double seq, Recompute r, AttentionKind k) {
   const LayerFlops layer = layer_forward_flops(m, sequences, seq);
   const double L = static_cast<double>(m.num_layers);
-  const double forward = L * layer.total() + logits_forward_flops(m, sequences, seq);
+  // MTP modules (costmodel/mtp.h): one more layer, eh_proj and a second LM head each; their layer
+  // recomputes and re-reads attention like the others.
+  const double mtp = static_cast<double>(m.mtp_layers);
+  const double forward = L * layer.total() + logits_forward_flops(m, sequences, seq) +
+                         mtp_forward_flops(m, sequences, seq, layer.total());
   StepFlops out;
   out.model = 3.0 * forward;
-  out.hardware = out.model + L * (recompute_flops(layer, r) + attention_backward_extra_flops(layer, k));
+  out.hardware = out.model + (L + mtp) * (recompute_flops(layer, r) + attention_backward_extra_flops(layer, k));
   return out;
 }
 

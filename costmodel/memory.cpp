@@ -13,6 +13,7 @@
 #include "costmodel/hsdp.h"
 #include "costmodel/moe_cost.h"
 #include "costmodel/moe_layout.h"
+#include "costmodel/mtp.h"
 #include "costmodel/pipeline.h"
 
 namespace meshplan {
@@ -51,7 +52,7 @@ double chunk_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, i
   const int last = cfg.pp * std::max(1, cfg.virtual_stages) - 1;
   double params = chunk_layers(m, cfg, chunk) * layer_parameters_per_gpu(m, cfg.tp);
   if (chunk == 0) params += embedding_parameters_per_gpu(m, cfg.tp);
-  if (chunk == last) params += head_parameters_per_gpu(m, cfg);
+  if (chunk == last) params += head_parameters_per_gpu(m, cfg) + mtp_parameters_per_gpu(m, cfg, cfg.pp - 1);
   return params;
 }
 
@@ -90,14 +91,17 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
   const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
                                                   cfg.num_micro_batches, stage);
   // Offloaded layers' activations wait in host memory (costmodel/activation_offload.h).
-  double bytes = in_flight * offload_resident_layers(p, stage_layers(m, cfg, stage)) * layer_activation_bytes_for(p, cfg);
+  // MTP modules' layers (last stage) stash like the stage's own layers (costmodel/mtp.h).
+  const int layers = stage_layers(m, cfg, stage) + stage_mtp_layers(m, cfg, stage);
+  double bytes = in_flight * offload_resident_layers(p, layers) * layer_activation_bytes_for(p, cfg);
   bytes += policy_working_bytes(p, cfg);  // costmodel/ac_policy.h
   if (stage == 0) bytes += in_flight * embedding_activation_bytes(m, b, s, t, sp);
   // The LM head's logits live until that micro-batch's backward: one at a time on the last stage,
   // except under GPipe, which runs every forward before the first backward.
   const double head_in_flight = cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;
   if (stage == cfg.pp - 1)
-    bytes += head_in_flight * head_activation_bytes(m, b, s, t, sp, e, p.job.knobs.loss_chunk_bytes) +
+    bytes += head_in_flight * (head_activation_bytes(m, b, s, t, sp, e, p.job.knobs.loss_chunk_bytes) +
+                               mtp_extra_activation_bytes(p, cfg)) +
              loss_chunk_working_bytes(m, b, s, t, p.job.knobs.loss_chunk_bytes);
   if (cfg.zero_stage >= 3 && !pipeline_keeps_unsharded(p, cfg)) {
     // Current and prefetched layer gathered to full (TP-local) size (under a pipeline that keeps the
@@ -113,7 +117,7 @@ MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int st
   if (pipeline_keeps_unsharded(p, cfg)) st = pipeline_unsharded_static_bytes(p, params, st);
   const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
   MemoryBreakdown mb;
-  const int layers = stage_layers(p.model, cfg, stage);
+  const int layers = stage_layers(p.model, cfg, stage) + stage_mtp_layers(p.model, cfg, stage);
   // FP8 primary weights drop the linear layers' 16-bit copy (costmodel/fp8_params.h).
   mb.weights_bytes = st.weights + fp8_stage_bytes(p, cfg, layers) - fp8_param_saved_bytes(p, cfg, layers) + ex.weights;
   mb.gradients_bytes = st.gradients + ex.gradients;
@@ -130,7 +134,7 @@ namespace {
 // Per-configuration constants of the fast path: everything but the stage's layer count and
 // micro-batches in flight.
 struct MemoryTerms {
-  double layer_params = 0, embedding_params = 0, head_params = 0;
+  double layer_params = 0, embedding_params = 0, head_params = 0, mtp_params = 0;
   double layer_activation = 0, working = 0, embedding_activation = 0, head_activation = 0, zero3_buffers = 0;
 };
 
@@ -145,12 +149,14 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
   k.layer_params = layer_parameters_per_gpu(m, t);
   k.embedding_params = embedding_parameters_per_gpu(m, t);
   k.head_params = head_parameters_per_gpu(m, cfg);
+  k.mtp_params = mtp_parameters_per_gpu(m, cfg, cfg.pp - 1);
   k.layer_activation = layer_activation_bytes_for(p, cfg);
   k.working = policy_working_bytes(p, cfg);  // costmodel/ac_policy.h
   k.embedding_activation = embedding_activation_bytes(m, b, s, t, sp);
   const double head_in_flight =
       cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;
-  k.head_activation = head_in_flight * head_activation_bytes(m, b, s, t, sp, e, p.job.knobs.loss_chunk_bytes) +
+  k.head_activation = head_in_flight * (head_activation_bytes(m, b, s, t, sp, e, p.job.knobs.loss_chunk_bytes) +
+                                        mtp_extra_activation_bytes(p, cfg)) +
                       loss_chunk_working_bytes(m, b, s, t, p.job.knobs.loss_chunk_bytes);
   if (cfg.zero_stage >= 3 && !pipeline_keeps_unsharded(p, cfg))
     k.zero3_buffers = 2.0 * k.layer_params * param_bytes(p.job.convention).weights;
@@ -170,8 +176,10 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
   worst.peak_bytes = -1.0;
   for (int stage = 0; stage < cfg.pp; ++stage) {
     const bool first = stage == 0, last = stage == cfg.pp - 1;
-    const int layers = stage_layers(p.model, cfg, stage);
-    const double params = layers * k.layer_params + (first ? k.embedding_params : 0.0) + (last ? k.head_params : 0.0);
+    const int main_layers = stage_layers(p.model, cfg, stage);
+    const int layers = main_layers + stage_mtp_layers(p.model, cfg, stage);  // MTP layers: costmodel/mtp.h
+    const double params = main_layers * k.layer_params + (first ? k.embedding_params : 0.0) +
+                          (last ? k.head_params + k.mtp_params : 0.0);
     const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
                                                     cfg.num_micro_batches, stage);
     MemoryBreakdown mb;

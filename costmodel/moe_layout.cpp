@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/moe_config.h"
+#include "costmodel/mtp.h"
 #include "costmodel/pipeline.h"
 
 namespace meshplan {
@@ -25,12 +26,15 @@ double expert_layer_parameters_per_gpu(const ModelSpec& m, const ParallelConfig&
 
 double chunk_expert_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int chunk) {
   if (!m.moe.enabled()) return 0.0;
-  return chunk_layers(m, cfg, chunk) * expert_layer_parameters_per_gpu(m, cfg);
+  const bool last = chunk == cfg.pp * std::max(1, cfg.virtual_stages) - 1;
+  return chunk_layers(m, cfg, chunk) * expert_layer_parameters_per_gpu(m, cfg) +
+         (last ? mtp_expert_parameters_per_gpu(m, cfg, cfg.pp - 1) : 0.0);  // MTP layers: costmodel/mtp.h
 }
 
 double stage_expert_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int stage) {
   if (!m.moe.enabled()) return 0.0;
-  return stage_layers(m, cfg, stage) * expert_layer_parameters_per_gpu(m, cfg);
+  return stage_layers(m, cfg, stage) * expert_layer_parameters_per_gpu(m, cfg) +
+         mtp_expert_parameters_per_gpu(m, cfg, stage);  // MTP layers: costmodel/mtp.h
 }
 
 StaticBytes stage_expert_static_bytes(const Problem& p, const ParallelConfig& cfg, int stage) {

@@ -21,6 +21,7 @@
 #include "costmodel/moe_a2a_overlap.h"
 #include "costmodel/moe_cost.h"
 #include "costmodel/moe_layout.h"
+#include "costmodel/mtp.h"
 #include "costmodel/pipeline.h"
 #include "costmodel/zero_comm.h"
 
@@ -47,6 +48,8 @@ struct LayerCosts {
   EndsCompute ends;
   double recomputed_share = 0;  // layers whose forward (and MoE all-to-all) reruns in backward
   OffloadTime offload;          // activation offloading's exposed copies, whole model (pp = 1 only)
+  int mtp_layers = 0;           // MTP modules on the last chunk: that many more layers, plus mtp
+  MtpTimes mtp;                 // their work outside the layers (costmodel/mtp.h)
 };
 
 LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
@@ -56,6 +59,8 @@ LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
   add_expert_comm(p, cfg, lc.comm);  // MoE dispatch/combine all-to-all (costmodel/moe_cost.h)
   hide_expert_comm(p, cfg, lc.compute, lc.comm);  // combined 1F1B EP overlap (costmodel/moe_a2a_overlap.h)
   lc.ends = ends_compute(p, cfg);
+  lc.mtp_layers = static_cast<int>(p.model.mtp_layers);
+  lc.mtp = mtp_times(p, cfg, lc.ends);
   lc.recomputed_share = recomputed_layer_share(p.job.ac_policy, cfg.recompute);  // costmodel/ac_policy.h
   // Megatron-Core offloads only without PP (core/offload_config.h); off in the planner's hot path otherwise.
   if (p.job.knobs.activation_offload_layers > 0 && cfg.pp == 1 && std::max(1, cfg.virtual_stages) == 1) {
@@ -68,23 +73,29 @@ LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
 }
 
 // One chunk, one micro-batch; the same numbers feed StageTimes and ChunkCosts.
-ChunkCosts chunk_times(const LayerCosts& lc, int layers, bool first, bool last) {
+ChunkCosts chunk_times(const LayerCosts& lc, int main_layers, bool first, bool last) {
   const LayerCompute& c = lc.compute;
   const LayerComm& m = lc.comm;
   const EndsCompute& e = lc.ends;
+  // The last chunk's MTP modules: one more transformer layer each (costed as the model's mean layer),
+  // and their projection, norms and second LM-head pass (costmodel/mtp.h).
+  const int layers = main_layers + (last ? lc.mtp_layers : 0);
+  const MtpTimes mtp = last ? lc.mtp : MtpTimes{};
   ChunkCosts k;
   k.layers = layers;
   k.has_embedding = first;
   k.has_lm_head = last;
-  k.tp_comm_forward_s = layers * m.forward_s + (last ? e.head_tp_comm_forward_s : 0.0);
-  k.tp_comm_backward_s = layers * (m.backward_s + m.recompute_s) + (last ? e.head_tp_comm_backward_s : 0.0);
+  k.tp_comm_forward_s = layers * m.forward_s + (last ? e.head_tp_comm_forward_s : 0.0) + mtp.tp_comm_forward_s;
+  k.tp_comm_backward_s = layers * (m.backward_s + m.recompute_s) + (last ? e.head_tp_comm_backward_s : 0.0) +
+                         mtp.tp_comm_backward_s;
   k.forward_s = layers * c.forward_s + (first ? e.embedding_forward_s : 0.0) +
-                (last ? e.head_forward_s : 0.0) + k.tp_comm_forward_s + lc.offload.forward_s;
+                (last ? e.head_forward_s : 0.0) + k.tp_comm_forward_s + lc.offload.forward_s +
+                (mtp.forward_s - mtp.tp_comm_forward_s);
   // Hidden TP collectives slow the dW GEMMs they run under (kOverlapComputeSlowdown).
   k.backward_input_s = layers * (c.backward_input_s + c.recompute_s + kOverlapComputeSlowdown * m.hidden_s) +
                        (first ? e.embedding_backward_s : 0.0) + (last ? e.head_backward_input_s : 0.0) +
-                       k.tp_comm_backward_s + lc.offload.backward_s;
-  k.backward_weight_s = layers * c.backward_weight_s + (last ? e.head_backward_weight_s : 0.0);
+                       k.tp_comm_backward_s + lc.offload.backward_s + (mtp.backward_input_s - mtp.tp_comm_backward_s);
+  k.backward_weight_s = layers * c.backward_weight_s + (last ? e.head_backward_weight_s : 0.0) + mtp.backward_weight_s;
   k.ep_comm_forward_s = layers * m.expert_s;
   // The dispatch/combine repeats in the recomputed forward of the checkpointed layers only.
   k.ep_comm_backward_s = layers * m.expert_s * (1.0 + lc.recomputed_share);
@@ -119,9 +130,10 @@ double bubble_unit(ScheduleKind s, const StageTimes& st) {
 }  // namespace
 
 double tied_embedding_sync_s(const Problem& p, const ParallelConfig& cfg) {
-  if (!p.model.tie_word_embeddings || cfg.pp <= 1) return 0.0;
+  if ((!p.model.tie_word_embeddings && p.model.mtp_layers <= 0) || cfg.pp <= 1) return 0.0;
   // Megatron keeps the tied word embedding on the first and the last stage and all-reduces its
-  // gradient (V*h/t values per GPU) between the two once per step.
+  // gradient (V*h/t values per GPU) between the two once per step; so it does for the copy of the
+  // embedding the MTP stage builds (costmodel/mtp.h), one all-reduce for both.
   const double bytes = static_cast<double>(p.model.vocab_size) * static_cast<double>(p.model.hidden_size) /
                        cfg.tp * param_bytes(p.job.convention).gradients;
   GroupPlacement ends;
@@ -368,7 +380,9 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     ChunkCosts k = chunk_times(lc, chunk_layers(p.model, cfg, c), c == 0, c == chunks - 1);
     k.activation_bytes = offload_resident_layers(p, k.layers) * layer_activation_bytes_for(p, cfg);
     if (k.has_embedding) k.activation_bytes += embedding_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
-    if (k.has_lm_head) k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e, p.job.knobs.loss_chunk_bytes);
+    if (k.has_lm_head)
+      k.activation_bytes += head_activation_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel, e, p.job.knobs.loss_chunk_bytes) +
+                            mtp_extra_activation_bytes(p, cfg);
     const double params = chunk_parameters_per_gpu(p.model, cfg, c);
     k.grad_bytes = params * grad_reduce_bytes_per_param(p);
     k.backward_weight_s += grad_accumulation_pass_s(p, cfg, c);  // as stage_times_from

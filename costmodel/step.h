@@ -27,7 +27,8 @@ struct DpComm {
 DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const StageTimes& st);
 
 /// All-reduce of the tied word-embedding gradient between the first and the last pipeline stage
-/// (Megatron, pp > 1 with tie_word_embeddings); 0 otherwise. Counted in pp_comm_s.
+/// (Megatron, pp > 1 with tie_word_embeddings, or with MTP modules, whose stage holds an embedding copy);
+/// 0 otherwise. Counted in pp_comm_s.
 double tied_embedding_sync_s(const Problem& p, const ParallelConfig& cfg);
 
 /// Optimizer step of one GPU of `stage`: memory-bound Adam over its local (ZeRO-sharded) parameters.

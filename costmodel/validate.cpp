@@ -17,6 +17,7 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   const ModelSpec* m = set.find_model(run.model);
   assert(m != nullptr);  // parse_validation checked it
   p.model = *m;
+  if (run.mtp_layers) p.model.mtp_layers = *run.mtp_layers;  // the run's MTP modules (costmodel/mtp.h)
   p.hardware = hw;
   p.job.gpus = run.gpus;
   p.job.global_batch = run.global_batch;
@@ -90,6 +91,7 @@ ParallelConfig run_config(const ValidationRun& run) {
   c.virtual_stages = run.virtual_stages;
   c.ep = run.ep;
   c.etp = run.etp;
+  c.layers_per_stage = run.layers_per_stage;
   return c;
 }
 

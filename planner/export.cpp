@@ -18,6 +18,7 @@
 #include "core/framework_knobs.h"
 #include "core/megatron_overlap.h"
 #include "planner/moe_export.h"
+#include "planner/mtp_export.h"
 
 namespace meshplan {
 
@@ -45,14 +46,16 @@ struct ArgList {
 };
 
 // Megatron's --pipeline-model-parallel-layout for our split: stages in model order (chunk c on
-// pipeline rank c % pp, as Megatron's layout), "E" on the first, "L" on the last, "t*n" layers.
-std::string pipeline_layout(const std::vector<int>& chunks) {
+// pipeline rank c % pp, as Megatron's layout), "E" on the first, "L" on the last, "t*n" layers, and the
+// MTP modules as "m" before the loss (costmodel/mtp.h: all on the last chunk; with a custom layout
+// Megatron-Core builds only the "m" layers the layout names, multi_token_prediction.py).
+std::string pipeline_layout(const std::vector<int>& chunks, int64_t mtp_layers) {
   std::string s;
   for (size_t c = 0; c < chunks.size(); ++c) {
     if (c) s += "|";
     if (c == 0) s += "E";
     s += "t*" + str(chunks[c]);
-    if (c + 1 == chunks.size()) s += "L";
+    if (c + 1 == chunks.size()) s += std::string(static_cast<size_t>(std::max<int64_t>(0, mtp_layers)), 'm') + "L";
   }
   return s;
 }
@@ -71,7 +74,7 @@ void parallel_args(const Problem& p, const ParallelConfig& c, ArgList& a) {
   }
   if (c.pp > 1 && !even_split(p, c)) {
     // validate_args rejects layers not divisible by pp (or by pp*v); a layout states our split.
-    a.arg("--pipeline-model-parallel-layout", "\"" + pipeline_layout(layers_per_chunk(p.model, c)) + "\"");
+    a.arg("--pipeline-model-parallel-layout", "\"" + pipeline_layout(layers_per_chunk(p.model, c), p.model.mtp_layers) + "\"");
   } else if (c.schedule == ScheduleKind::Interleaved) {
     a.arg("--num-layers-per-virtual-pipeline-stage",
           str(p.model.num_layers / (static_cast<int64_t>(c.pp) * c.virtual_stages)));
@@ -162,6 +165,7 @@ void model_args(const Problem& p, ArgList& a) {
 
 void moe_args(const Problem& p, const ParallelConfig& c, ArgList& a) {  // planner/moe_export.h
   for (const auto& [flag, value] : megatron_moe_flags(p, c)) a.arg(flag, value);
+  for (const auto& [flag, value] : megatron_mtp_flags(p)) a.arg(flag, value);  // planner/mtp_export.h
 }
 
 std::string boolean(bool b) { return b ? "true" : "false"; }

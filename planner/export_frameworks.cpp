@@ -15,6 +15,7 @@
 #include "planner/compression_export.h"
 #include "planner/export.h"
 #include "planner/moe_export.h"
+#include "planner/mtp_export.h"
 
 namespace meshplan {
 
@@ -155,7 +156,7 @@ std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
     << "  activation: " << (m.mlp == MlpKind::Gated ? "fast-swiglu" : "gelu") << "\n"
     << "  share_embeddings_and_output_weights: " << boolean(m.tie_word_embeddings) << "\n"
     << "  megatron_amp_O2: true\n"
-    << nemo_moe_keys(p, c);
+    << nemo_moe_keys(p, c) << nemo_mtp_keys(p);
   if (c.recompute == Recompute::None) {
     o << "  activations_checkpoint_granularity: null\n";
   } else if (c.recompute == Recompute::Selective) {
@@ -196,6 +197,7 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
     return make_error(where, "--dtype", p.job.dtype, "has no " + kind + " precision setting",
                       "plan with --dtype bf16");
   if (auto r = check_export_compression(kind, p); !r) return r.error();
+  if (auto r = check_mtp_export(kind, p); !r) return r.error();  // planner/mtp_export.h
   if (p.job.knobs.activation_offload_layers > 0 && kind != "megatron" && kind != "nemo")
     return make_error(where, "activation_offload_layers", str(p.job.knobs.activation_offload_layers),
                       "is Megatron-Core's CPU activation offloading; " + kind + " has no such setting",

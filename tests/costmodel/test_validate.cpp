@@ -547,3 +547,39 @@ runs:
   CHECK(with.published_memory_bytes == Approx(10.0 * 1073741824.0));
   CHECK(with.memory_error() == Approx((with.estimate.memory.peak_bytes - 10.0 * 1073741824.0) / (10.0 * 1073741824.0)));
 }
+
+TEST_CASE("mtp_layers and layers_per_stage are read per run, reach the problem and config, and are checked") {
+  const std::string head = R"(
+source: test
+hardware: h100-80gb-sxm
+models:
+  m: {n_embd: 2048, n_layer: 24, n_head: 16, vocab_size: 50368, n_positions: 2048, dropout: false}
+runs:
+  - {model: m, gpus: 16, tp: 1, pp: 4, dp: 4, zero: 1, global_batch: 64, micro_batch: 1, tokens_per_s_per_gpu: 1, )";
+  auto on = parse_validation(head + "mtp_layers: 1, layers_per_stage: [7, 7, 7, 3], framework: megatron}\n", "t.yaml");
+  REQUIRE(on.ok());
+  const ValidationRun& run = on.value().runs[0];
+  CHECK(run.mtp_layers == std::optional<int64_t>(1));
+  CHECK(run.layers_per_stage == std::vector<int>{7, 7, 7, 3});
+  const HardwareProfile hw = load_hardware("h100-80gb-sxm", MESHPLAN_SOURCE_DIR "/hardware-profiles").value();
+  CHECK(run_problem(on.value(), run, hw).model.mtp_layers == 1);
+  CHECK(run_config(run).layers_per_stage == run.layers_per_stage);
+  auto plain = parse_validation(head + "framework: megatron}\n", "t.yaml");
+  REQUIRE(plain.ok());
+  const auto a = predict_run(on.value(), run, hw), b = predict_run(plain.value(), plain.value().runs[0], hw);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a.value().estimate.time.step_s != b.value().estimate.time.step_s);
+  // Refused: MTP outside Megatron-Core's frameworks, negative counts, a split that does not add up.
+  auto fsdp = parse_validation(head + "mtp_layers: 1, framework: fsdp}\n", "t.yaml");
+  REQUIRE(!fsdp.ok());
+  CHECK(fsdp.error().field == "runs[0].mtp_layers");
+  auto negative = parse_validation(head + "layers_per_stage: [7, -1, 7, 3], framework: megatron}\n", "t.yaml");
+  REQUIRE(!negative.ok());
+  CHECK(negative.error().field == "runs[0].layers_per_stage[1]");
+  auto scalar = parse_validation(head + "layers_per_stage: 6, framework: megatron}\n", "t.yaml");
+  REQUIRE(!scalar.ok());
+  auto sum = parse_validation(head + "layers_per_stage: [7, 7, 7, 7], framework: megatron}\n", "t.yaml");
+  REQUIRE(sum.ok());
+  CHECK_FALSE(predict_run(sum.value(), sum.value().runs[0], hw).ok());
+}

@@ -288,6 +288,10 @@ TEST_CASE("megatron export: Megatron Core's own PipelineParallelLayerLayout acce
   ParallelConfig custom = config(2, 3, 8, 1, 1, 12, Recompute::Selective, true);
   custom.layers_per_stage = {9, 12, 11};  // a user's --layers-per-stage
   cases.push_back({l7, custom});
+  Problem l7_mtp = l7;  // an MTP module ("m" before the loss, checked against mtp_num_layers 1)
+  l7_mtp.model.mtp_layers = 1;
+  cases.push_back({l7_mtp, custom});
+  cases.push_back({l7_mtp, config(2, 3, 8, 1, 1, 12, Recompute::Full, true, ScheduleKind::Interleaved, 2)});
   for (const Case& k : cases) {
     REQUIRE(validate_config(k.p, k.c, "t").empty());
     const std::string text = exported("megatron", k.p, k.c);
@@ -299,7 +303,7 @@ TEST_CASE("megatron export: Megatron Core's own PipelineParallelLayerLayout acce
     const std::string out = run(python + " " + MESHPLAN_SOURCE_DIR + "/tests/validators/megatron_layout_validate.py '" +
                                     layout + "' " + std::to_string(k.c.pp) + " " +
                                     std::to_string(k.p.model.num_layers) + " " + std::to_string(k.c.virtual_stages) +
-                                    " 2>&1",
+                                    " " + std::to_string(k.p.model.mtp_layers) + " 2>&1",
                                 rc);
     INFO(out);
     if (rc == 4) meshplan_test::skip(out.c_str());  // megatron-core could not be installed here

@@ -3,7 +3,8 @@ PipelineParallelLayerLayout (megatron-core wheel from PyPI; its package __init__
 so only this module and its LayerType enum are loaded, with parallel_state stubbed: the parser and
 validate_layer_layout do not use it).
 
-usage: megatron_layout_validate.py LAYOUT PP NUM_LAYERS EXPECTED_VPP
+usage: megatron_layout_validate.py LAYOUT PP NUM_LAYERS EXPECTED_VPP [MTP_LAYERS]
+MTP_LAYERS (default: none) is Megatron's --mtp-num-layers, whose "m" layers the layout must hold.
 Exit 0: Megatron accepts it and derives VPP = EXPECTED_VPP. 1: rejected. 4: megatron-core absent."""
 import importlib.metadata
 import importlib.util
@@ -21,6 +22,7 @@ def load(name, path):
 
 def main():
     layout, pp, layers, vpp = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    mtp = int(sys.argv[5]) if len(sys.argv) > 5 and int(sys.argv[5]) > 0 else None
     try:
         dist = importlib.metadata.distribution("megatron-core")
     except importlib.metadata.PackageNotFoundError:
@@ -36,7 +38,7 @@ def main():
                dist.locate_file(base + "pipeline_parallel_layer_layout.py"))
     try:
         parsed = ppl.PipelineParallelLayerLayout(layout, pp)
-        parsed.validate_layer_layout(layers, None)
+        parsed.validate_layer_layout(layers, mtp)
     except Exception as e:
         print(f"FAILED: Megatron Core {dist.version} rejects {layout!r} (pp {pp}, {layers} layers): "
               f"{type(e).__name__}: {e}")
