@@ -72,6 +72,13 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                 "all-to-all of one micro-batch hidden under another's compute (combined 1F1B); needs "
                 "--framework megatron or nemo, a MoE model with --ep > 1, no full recompute and, with "
                 "--pp > 1, the interleaved schedule; plan keeps only such layouts (default off)");
+  allowed_values(sub->add_option("--moe-dispatcher", o.moe_dispatcher,
+                                 "Megatron-Core's MoE token dispatcher: alltoall (every token-expert pair sent, its "
+                                 "routing weights after), deepep or hybridep (the flex dispatcher's backends: a token "
+                                 "crosses the network once per destination node and reaches each destination GPU "
+                                 "once; HybridEP also over multi-node NVLink, GB200 NVL72); the flex ones need "
+                                 "--framework megatron or nemo and --etp 1 (default alltoall)"),
+                 {"alltoall", "deepep", "hybridep"});
   sub->add_option("--activation-offload-layers", o.activation_offload_layers,
                   "Megatron-Core's --cpu-offloading --cpu-offloading-num-layers N (activations only): the saved "
                   "activations of the first N transformer layers wait in host memory between forward and "
@@ -192,6 +199,16 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
                         "add --framework megatron or nemo, or drop --moe-a2a-overlap");
     job.knobs.moe_a2a_overlap = o.moe_a2a_overlap;
   }
+  if (given(o.app, "--moe-dispatcher")) {
+    auto d = parse_moe_dispatcher(o.moe_dispatcher);
+    if (!d) return make_error(kCmd, "--moe-dispatcher", o.moe_dispatcher, "unknown dispatcher", "use alltoall, deepep or hybridep");
+    if (*d != MoeDispatcher::AllToAll && !runs_megatron_core_option(job.framework))
+      return make_error(kCmd, "--moe-dispatcher", o.moe_dispatcher,
+                        std::string("is Megatron-Core's flex dispatcher; framework ") + to_string(job.framework) +
+                            " does not run it",
+                        "add --framework megatron or nemo, or use --moe-dispatcher alltoall");
+    job.knobs.moe_dispatcher = *d;
+  }
   if (given(o.app, "--activation-offload-layers")) {
     const std::string n = std::to_string(o.activation_offload_layers);
     if (o.activation_offload_layers < 0)
@@ -247,6 +264,7 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.knobs.cross_entropy != framework_knobs(framework_spec(job.framework)).cross_entropy)
     j["cross_entropy"] = to_string(job.knobs.cross_entropy);
   if (job.knobs.moe_a2a_overlap) j["moe_a2a_overlap"] = true;
+  if (job.knobs.moe_dispatcher != MoeDispatcher::AllToAll) j["moe_dispatcher"] = to_string(job.knobs.moe_dispatcher);
   if (job.knobs.activation_offload_layers > 0) j["activation_offload_layers"] = job.knobs.activation_offload_layers;
   // Only with a Transformer Engine recipe (costmodel/fp8_params.h), so that the file reads back.
   if (fp8_param_gather_on(job)) j["fp8_param_gather"] = true;
@@ -317,6 +335,17 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
       return make_error(file, at + ".moe_a2a_overlap", "true",
                         "is Megatron-Core's overlap; framework " + std::string(to_string(job.framework)) + " does not run it",
                         "framework megatron or nemo, or drop the key");
+  }
+  if (j.is_object() && j.contains("moe_dispatcher")) {
+    const ojson& v = j["moe_dispatcher"];
+    const auto d = v.is_string() ? parse_moe_dispatcher(v.get<std::string>()) : std::nullopt;
+    if (!d) return make_error(file, at + ".moe_dispatcher", v.dump(), "unknown dispatcher", "alltoall, deepep or hybridep");
+    if (*d != MoeDispatcher::AllToAll && !runs_megatron_core_option(job.framework))
+      return make_error(file, at + ".moe_dispatcher", v.dump(),
+                        "is Megatron-Core's flex dispatcher; framework " + std::string(to_string(job.framework)) +
+                            " does not run it",
+                        "framework megatron or nemo, or drop the key");
+    job.knobs.moe_dispatcher = *d;
   }
   if (j.is_object() && j.contains("activation_offload_layers")) {
     const ojson& v = j["activation_offload_layers"];

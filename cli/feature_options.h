@@ -23,6 +23,7 @@ struct FeatureOptions {
   std::string torch_compile;             // --torch-compile on|off ("" = the framework's: off for torchtitan)
   std::string cross_entropy;             // --cross-entropy unfused|fused|generic ("" = the framework's)
   bool moe_a2a_overlap = false;          // --moe-a2a-overlap (Megatron-Core --overlap-moe-expert-parallel-comm)
+  std::string moe_dispatcher = "alltoall";  // --moe-dispatcher alltoall|deepep|hybridep (core/moe_dispatcher.h)
   int activation_offload_layers = 0;     // --activation-offload-layers (Megatron-Core --cpu-offloading-num-layers)
   bool fp8_param_gather = false;         // --fp8-param-gather (Megatron-Core: FP8 primary weights)
   bool tp_comm_overlap = false;          // --tp-comm-overlap (Megatron-Core: TE userbuffers TP overlap)
@@ -33,7 +34,7 @@ struct FeatureOptions {
 };
 
 /// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
-/// --cross-entropy, --moe-a2a-overlap, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap,
+/// --cross-entropy, --moe-a2a-overlap, --moe-dispatcher, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap,
 /// --overlap-param-gather and --fused-grouped-mlp (job-level flags), and FSDP's prefetch flags (cli/fsdp_options.h).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
@@ -46,7 +47,7 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
 /// Adds "cp" (and the CP exchange) to a config object when cp > 1, and the job's FP8 recipe and
 /// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged; the
 /// fused attention kernel ("attention_kernel"), "torch_compile" and "cross_entropy" only where they
-/// differ from the framework's; "moe_a2a_overlap", "activation_offload_layers", "fp8_param_gather",
+/// differ from the framework's; "moe_dispatcher" when not alltoall; "moe_a2a_overlap", "activation_offload_layers", "fp8_param_gather",
 /// "tp_comm_overlap", "overlap_param_gather" and "fused_grouped_mlp" only when on.
 void add_config_features(ojson& config, const ParallelConfig& c);
 void add_job_features(ojson& job_json, const Job& job);

@@ -172,6 +172,10 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
     return make_error(kCmd, "--moe-a2a-overlap", "true",
                       "hides the expert all-to-all of a mixture-of-experts model; " + p.model.name + " is dense",
                       "drop --moe-a2a-overlap");
+  if (job.knobs.moe_dispatcher != MoeDispatcher::AllToAll && !p.model.moe.enabled())
+    return make_error(kCmd, "--moe-dispatcher", to_string(job.knobs.moe_dispatcher),
+                      "dispatches the tokens of a mixture-of-experts model; " + p.model.name + " is dense",
+                      "drop --moe-dispatcher");
   if (p.hardware.peak_flops_for(o.dtype) <= 0.0)
     return make_error(kCmd, "--dtype", o.dtype, "not listed in profile " + p.hardware.name,
                       "available: " + dtypes_of(p.hardware));

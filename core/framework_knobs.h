@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "core/moe_dispatcher.h"
+
 namespace meshplan {
 
 /// How the attention core (softmax(Q K^T / sqrt(d)) V) runs.
@@ -139,6 +141,10 @@ struct FrameworkKnobs {
   /// schedule hides the expert all-to-all under another micro-batch's compute
   /// (costmodel/moe_a2a_overlap.h). Off by default, as in Megatron-Core.
   bool moe_a2a_overlap = false;
+  /// Megatron-Core's token dispatcher of the MoE layers (core/moe_dispatcher.h): alltoall (the
+  /// README's recommendation with EP) or the flex dispatcher's DeepEP / HybridEP backend, whose
+  /// deduplicated dispatch costmodel/moe_dedup_dispatch.h counts.
+  MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll;
   /// Megatron-Core --cpu-offloading --cpu-offloading-num-layers N (activations only, as Megatron-Bridge's
   /// presets set it: cpu_offloading_weights False): Transformer Engine moves the saved activations of the
   /// first N transformer layers to host memory during the forward and reloads them in the backward

@@ -204,6 +204,10 @@ std::string model_to_json(const ModelSpec& m) {
     j["moe_layer_freq"] = x.layer_freq;
     j["moe_layer_phase"] = x.layer_phase;
     j["router_bias"] = x.router_bias;
+    if (x.router_groups > 1) {
+      j["n_group"] = x.router_groups;
+      j["topk_group"] = x.router_group_topk;
+    }
   }
   if (m.mla.enabled()) {
     j["q_lora_rank"] = m.mla.q_lora_rank;

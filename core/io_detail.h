@@ -83,7 +83,7 @@ struct ValidationRun;
 }
 namespace meshplan::io_detail {
 
-/// A validation run's layers_per_stage and mtp_layers keys (core/io_validation_layout.cpp).
+/// A validation run's layers_per_stage, mtp_layers and moe_dispatcher keys (core/io_validation_layout.cpp).
 void read_run_layout(Reader& r, const YAML::Node& n, const std::string& path, ValidationRun& run);
 
 /// Shortest decimal text of v/scale such that parsing it and multiplying by `scale` gives v back

@@ -109,6 +109,10 @@ void read_moe(Reader& r, const YAML::Node& root, ModelSpec& m) {
   const std::string topk = r.text(root, "topk_method", "topk_method", std::string(), "e.g. noaux_tc");
   x.router_bias = r.boolean(root, "router_bias", "router_bias", topk == "noaux_tc" || m.model_type == "gpt_oss",
                             "router with E bias/correction values (DeepSeek-V3 noaux_tc, GPT-OSS's router bias)");
+  // Group-limited routing (DeepSeek-V2/V3; Megatron-Bridge maps them to moe_router_num_groups and
+  // moe_router_group_topk, models/conversion/model_bridge.py): null or absent = no limit.
+  x.router_groups = r.integer(root, "n_group", "n_group", int64_t{1}, "expert groups of the router, e.g. 8");
+  x.router_group_topk = r.integer(root, "topk_group", "topk_group", x.router_groups, "groups a token's experts come from, e.g. 4");
   if (Reader::has(root, "mlp_only_layers")) {
     const YAML::Node list = root["mlp_only_layers"];
     if (!list.IsSequence() || list.size() > 0)

@@ -29,7 +29,7 @@ const char* const kRead[] = {
     "num_local_experts", "n_routed_experts", "num_experts", "num_experts_per_tok",
     "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
     "shared_expert_gate", "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step",
-    "moe_layer_phase", "mlp_only_layers", "topk_method", "router_bias",
+    "moe_layer_phase", "mlp_only_layers", "topk_method", "router_bias", "n_group", "topk_group",
     // DeepSeek MLA
     "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
     // DeepSeek-V3 multi-token prediction: num_nextn_predict_layers read and not counted (what the
@@ -50,7 +50,7 @@ const char* const kHarmless[] = {
     "rope_parameters", "partial_rotary_factor", "rotary_pct", "rotary_emb_base",
     "pretraining_tp", "quantization_config",
     "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "aux_loss_alpha",
-    "seq_aux", "norm_topk_prob", "routed_scaling_factor", "scoring_func", "n_group", "topk_group",
+    "seq_aux", "norm_topk_prob", "routed_scaling_factor", "scoring_func",
     "ep_size", "apply_residual_connection_post_layernorm", "hidden_activation", "attn_logit_softcapping",
     "final_logit_softcapping", "query_pre_attn_scalar", "use_return_dict", "output_attentions",
     "output_hidden_states", "is_decoder", "tokenizer_class", "model_max_length", "bias_dropout_fusion",

@@ -1,8 +1,10 @@
-// Validation-run keys of a pipeline layout and of multi-token prediction: layers_per_stage, mtp_layers.
+// Validation-run keys of the pipeline layout, multi-token prediction and the MoE dispatcher:
+// layers_per_stage, mtp_layers, moe_dispatcher.
 #include <yaml-cpp/yaml.h>
 
 #include "core/io_detail.h"
 #include "core/limits.h"
+#include "core/moe_dispatcher.h"
 #include "core/validation_runs.h"
 
 namespace meshplan::io_detail {
@@ -10,7 +12,7 @@ namespace meshplan::io_detail {
 // layers_per_stage: transformer layers of each of the pp x v model chunks in model order, as Megatron's
 // --pipeline-model-parallel-layout gives them (checked against the model and pp x v when the run is
 // costed, core/parallel_config.cpp). mtp_layers: the run's MTP modules (Megatron-Core --mtp-num-layers),
-// overriding its model's; Megatron-LM and NeMo only.
+// overriding its model's; Megatron-LM and NeMo only. moe_dispatcher: below.
 void read_run_layout(Reader& r, const YAML::Node& n, const std::string& path, ValidationRun& run) {
   if (Reader::has(n, "layers_per_stage")) {
     const YAML::Node list = n["layers_per_stage"];
@@ -37,6 +39,16 @@ void read_run_layout(Reader& r, const YAML::Node& n, const std::string& path, Va
              "must be in " + limits::range_text(0, limits::kMaxMtpLayers), "DeepSeek-V3 trains 1");
     else if (*run.mtp_layers > 0 && run.framework != "megatron" && run.framework != "nemo")
       r.fail(path + ".mtp_layers", run.framework, "is Megatron-Core's multi-token prediction",
+             "framework: megatron or nemo, or drop the key");
+  }
+  // moe_dispatcher: Megatron-Core's token dispatcher of the run (core/moe_dispatcher.h); absent = alltoall.
+  run.moe_dispatcher = r.text(n, "moe_dispatcher", path + ".moe_dispatcher", std::string(), "alltoall|deepep|hybridep");
+  if (!run.moe_dispatcher.empty()) {
+    const auto d = parse_moe_dispatcher(run.moe_dispatcher);
+    if (!d)
+      r.fail(path + ".moe_dispatcher", run.moe_dispatcher, "unknown dispatcher", "alltoall, deepep or hybridep");
+    else if (*d != MoeDispatcher::AllToAll && run.framework != "megatron" && run.framework != "nemo")
+      r.fail(path + ".moe_dispatcher", run.framework, "is Megatron-Core's flex dispatcher",
              "framework: megatron or nemo, or drop the key");
   }
 }

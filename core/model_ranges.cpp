@@ -27,6 +27,13 @@ void check_moe(const ModelSpec& m, const std::string& file, ErrorList& e) {
   limits::check_int(e, file, "moe_layer_freq", x.layer_freq, 1, m.num_layers,
                     "every n-th layer is MoE (decoder_sparse_step for Qwen); 1 = every layer");
   limits::check_int(e, file, "layer_phase", x.layer_phase, 0, 1, "0 (DeepSeek) or 1 (Qwen)");
+  limits::check_int(e, file, "n_group", x.router_groups, 1, x.num_experts, "expert groups of the router; 1 = none");
+  limits::check_int(e, file, "topk_group", x.router_group_topk, 1, x.router_groups,
+                    "groups a token's experts come from, at most n_group");
+  if (e.empty() && x.num_experts % x.router_groups != 0)
+    e.push_back(make_error(file, "n_group", std::to_string(x.router_groups),
+                           "must divide the " + std::to_string(x.num_experts) + " experts",
+                           "the router's groups are equal blocks of consecutive experts"));
   if (e.empty() && m.num_moe_layers() == 0)
     e.push_back(make_error(file, "moe_layer_freq", std::to_string(x.layer_freq),
                            "leaves no MoE layer among " + std::to_string(m.num_layers) + " layers",

@@ -61,6 +61,13 @@ ErrorList validate_moe_config(const Problem& p, const ParallelConfig& c, const s
   if (c.zero_stage >= 3)
     e.push_back(make_error(w, "--zero", str(c.zero_stage), "ZeRO-3 with experts is not modelled",
                            "use --zero 1 (Megatron-Core distributed optimizer) or 2"));
+  // The flex dispatcher folds TP x EP into one dispatch group (token_dispatcher.py
+  // MoEFlexTokenDispatcher: num_experts * tp_size, router_topk * tp_size); meshplan costs it at etp 1.
+  if (p.job.knobs.moe_dispatcher != MoeDispatcher::AllToAll && c.etp > 1)
+    e.push_back(make_error(w, "--etp", str(c.etp),
+                           std::string("is not costed with the ") + to_string(p.job.knobs.moe_dispatcher) +
+                               " dispatcher (flex dispatch at etp 1 only)",
+                           "use --etp 1, or --moe-dispatcher alltoall"));
   return e;
 }
 

@@ -30,6 +30,8 @@ int expert_data_parallel(const ParallelConfig& cfg);
 ///    ("virtual_pipeline_model_parallel_size must be specified when pipeline_model_parallel_size > 1"),
 ///    and full recompute ("Disable full recomputation"). That only Megatron-LM and NeMo run it is
 ///    checked where the job is built (cli/feature_options.cpp), not per configuration.
+///  - a flex dispatcher (FrameworkKnobs::moe_dispatcher deepep / hybridep) with etp > 1, which
+///    costmodel/moe_dedup_dispatch.h does not cost.
 ErrorList validate_moe_config(const Problem& p, const ParallelConfig& cfg, const std::string& where);
 
 }  // namespace meshplan

@@ -19,6 +19,12 @@ struct MoeSpec {
   int64_t layer_phase = 0;               // layer i is MoE when (i + layer_phase) % layer_freq == 0:
                                          // 0 for DeepSeek (moe_layer_freq), 1 for Qwen (decoder_sparse_step)
   bool shared_expert_gate = false;       // Qwen2-MoE: a sigmoid gate h -> 1 on the shared expert (h weights)
+  // Group-limited routing (DeepSeek-V2/V3 n_group / topk_group; Megatron-Core moe_router_num_groups /
+  // moe_router_group_topk): the E experts form router_groups groups of consecutive experts and a token's k
+  // experts come from router_group_topk of them. 1 / 1 = no limit. No parameters; the flex dispatcher's
+  // traffic depends on it (costmodel/moe_dedup_dispatch.h).
+  int64_t router_groups = 1;
+  int64_t router_group_topk = 1;
 
   bool enabled() const { return num_experts > 0; }
   /// Layer `i` (0-based) of a model with MoE enabled uses experts. Follows transformers'

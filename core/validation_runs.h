@@ -72,6 +72,7 @@ struct ValidationRun {
   double published_memory_gib = 0;      // `memory_gib:` published peak memory per GPU, GiB (max over GPUs)
   std::vector<int> layers_per_stage;    // `layers_per_stage:` per-chunk layers (Megatron's pipeline layout)
   std::optional<int64_t> mtp_layers;    // `mtp_layers:` MTP modules trained, overriding the model's
+  std::string moe_dispatcher;           // `moe_dispatcher:` alltoall | deepep | hybridep; "" = alltoall
   // Recorded, not costed: torchtitan's async TP (`async_tp:`; costmodel/README.md says why).
   bool async_tp = false;
 };

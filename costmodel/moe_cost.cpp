@@ -1,6 +1,8 @@
 // MoE and MLA costs of the mean layer (costmodel/moe_cost.h).
 #include "costmodel/moe_cost.h"
 
+#include "costmodel/moe_dedup_dispatch.h"
+
 #include <algorithm>
 
 #include "core/moe_config.h"
@@ -9,6 +11,7 @@
 #include "costmodel/collectives.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/fp8.h"
+#include "costmodel/moe_dedup_dispatch.h"
 #include "costmodel/moe_dispatch_traffic.h"
 #include "costmodel/moe_layout.h"
 
@@ -118,8 +121,14 @@ void add_expert_comm(const Problem& p, const ParallelConfig& cfg, LayerComm& com
   // The dispatch sends the routed rows and, as a second all_to_all, their probabilities (one
   // element per row; token_dispatcher.py token_dispatch, global_probs); the combine only the rows.
   const double probs_bytes = bytes / d(m.hidden_size);
-  const double a2a = alltoall_s(hw, cfg.ep, cfg.etp, bytes);
-  const double probs_a2a = alltoall_s(hw, cfg.ep, cfg.etp, probs_bytes);
+  // The flex dispatcher (DeepEP, HybridEP) sends each token once per destination GPU and domain, its
+  // routing weights inside the same kernel (costmodel/moe_dedup_dispatch.h); the alltoall dispatcher
+  // every (token, expert) row and then the probabilities.
+  const bool flex = p.job.knobs.moe_dispatcher != MoeDispatcher::AllToAll;
+  const double a2a = flex ? dedup_dispatch_s(p, cfg, moe_load_factor(p.job) * moe_local_tokens(p, cfg),
+                                             d(m.hidden_size) * activation_element_bytes(p.job.dtype))
+                          : alltoall_s(hw, cfg.ep, cfg.etp, bytes);
+  const double probs_a2a = flex ? 0.0 : alltoall_s(hw, cfg.ep, cfg.etp, probs_bytes);
   const GroupPlacement etp = place_group(hw, cfg.etp, 1);
   const double gather = all_gather_s(hw, etp, bytes * cfg.etp), scatter = reduce_scatter_s(hw, etp, bytes * cfg.etp);
   const double pass = r * (2.0 * a2a + probs_a2a + gather + scatter);  // dispatch + combine

@@ -55,6 +55,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.tp_comm_overlap = run.tp_comm_overlap;
   k.param_gather_overlap = run.overlap_param_gather;
   k.moe_a2a_overlap = run.moe_a2a_overlap;
+  if (auto d = parse_moe_dispatcher(run.moe_dispatcher)) k.moe_dispatcher = *d;  // "" = alltoall
   k.fused_grouped_mlp = run.fused_grouped_mlp;
   k.yarn_rope_fused = run.yarn_rope_fused;
   k.activation_offload_layers = run.activation_offload_layers;

@@ -198,6 +198,10 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
                       "plan with --dtype bf16");
   if (auto r = check_export_compression(kind, p); !r) return r.error();
   if (auto r = check_mtp_export(kind, p); !r) return r.error();  // planner/mtp_export.h
+  if (p.job.knobs.moe_dispatcher != MoeDispatcher::AllToAll && kind != "megatron" && kind != "nemo" && kind != "deepspeed")
+    return make_error(where, "moe_dispatcher", to_string(p.job.knobs.moe_dispatcher),
+                      "is Megatron-Core's flex dispatcher; " + kind + " has no such setting",
+                      "plan with --moe-dispatcher alltoall, or export for megatron or nemo");
   if (p.job.knobs.activation_offload_layers > 0 && kind != "megatron" && kind != "nemo")
     return make_error(where, "activation_offload_layers", str(p.job.knobs.activation_offload_layers),
                       "is Megatron-Core's CPU activation offloading; " + kind + " has no such setting",

@@ -54,7 +54,14 @@ std::vector<std::pair<std::string, std::string>> megatron_moe_flags(const Proble
   f.push_back({"--expert-model-parallel-size", str(c.ep)});
   f.push_back({"--expert-tensor-parallel-size", str(c.etp)});
   f.push_back({"--moe-grouped-gemm", ""});
-  f.push_back({"--moe-token-dispatcher-type", "alltoall"});
+  // As costed (core/moe_dispatcher.h): alltoall, or the flex dispatcher with its backend
+  // (megatron/core/transformer/moe/README.md: --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend).
+  if (p.job.knobs.moe_dispatcher == MoeDispatcher::AllToAll) {
+    f.push_back({"--moe-token-dispatcher-type", "alltoall"});
+  } else {
+    f.push_back({"--moe-token-dispatcher-type", "flex"});
+    f.push_back({"--moe-flex-dispatcher-backend", to_string(p.job.knobs.moe_dispatcher)});
+  }
   if (p.job.moe_capacity_factor > 0) f.push_back({"--moe-expert-capacity-factor", number(p.job.moe_capacity_factor)});
   if (p.job.knobs.moe_a2a_overlap) {  // as costed (costmodel/moe_a2a_overlap.h): both flags, as Megatron-Bridge sets them
     f.push_back({"--overlap-moe-expert-parallel-comm", ""});
@@ -76,8 +83,11 @@ std::string nemo_moe_keys(const Problem& p, const ParallelConfig& c) {
     << "  moe_ffn_hidden_size: " << m.moe.expert_intermediate_size << "\n"
     << "  expert_model_parallel_size: " << c.ep << "\n"
     << "  expert_tensor_parallel_size: " << c.etp << "\n"
-    << "  moe_grouped_gemm: true\n"
-    << "  moe_token_dispatcher_type: alltoall\n";
+    << "  moe_grouped_gemm: true\n";
+  if (p.job.knobs.moe_dispatcher == MoeDispatcher::AllToAll)
+    o << "  moe_token_dispatcher_type: alltoall\n";
+  else
+    o << "  moe_token_dispatcher_type: flex\n  moe_flex_dispatcher_backend: " << to_string(p.job.knobs.moe_dispatcher) << "\n";
   if (m.moe.num_shared_experts > 0)
     o << "  moe_shared_expert_intermediate_size: "
       << m.moe.num_shared_experts * m.moe.shared_expert_intermediate_size << "\n";
@@ -98,6 +108,10 @@ Result<bool> check_deepspeed_moe(const Problem& p, const ParallelConfig& c) {
     return make_error(where, "moe_a2a_overlap", "true",
                       "is Megatron-Core's overlapped expert all-to-all (combined 1F1B); DeepSpeed-MoE has none",
                       "plan without --moe-a2a-overlap, or export for megatron");
+  if (p.job.knobs.moe_dispatcher != MoeDispatcher::AllToAll)
+    return make_error(where, "moe_dispatcher", to_string(p.job.knobs.moe_dispatcher),
+                      "is Megatron-Core's flex dispatcher; DeepSpeed-MoE dispatches with its own all-to-all",
+                      "plan with --moe-dispatcher alltoall, or export for megatron");
   if (c.dp % c.ep != 0)
     return make_error(where, "ep", str(c.ep),
                       "DeepSpeed-MoE forms expert-parallel groups inside the data-parallel group, so ep must divide dp=" +

@@ -12,7 +12,8 @@ namespace meshplan {
 /// Megatron-LM flags for MoE (megatron/core/transformer/moe/README.md "MoE Related Arguments"):
 /// --num-experts, --moe-router-topk, --moe-ffn-hidden-size, --expert-model-parallel-size,
 /// --expert-tensor-parallel-size (written even when equal to tp, whose value it defaults to),
-/// --moe-grouped-gemm, --moe-token-dispatcher-type alltoall (the README recommends it with EP),
+/// --moe-grouped-gemm, --moe-token-dispatcher-type alltoall (the README recommends it with EP; or flex
+/// with --moe-flex-dispatcher-backend deepep|hybridep under FrameworkKnobs::moe_dispatcher),
 /// --moe-shared-expert-intermediate-size, --moe-layer-freq as a Python list expression,
 /// --moe-router-enable-expert-bias, --moe-expert-capacity-factor, --overlap-moe-expert-parallel-comm and
 /// --delay-wgrad-compute under FrameworkKnobs::moe_a2a_overlap; for MLA --multi-latent-attention,
@@ -34,7 +35,7 @@ std::string torchtitan_moe_keys(const Problem& p, const ParallelConfig& c);
 /// (deepspeed/utils/groups.py, _create_expert_data_and_model_parallel: dp world size divisible by
 /// ep_size), so ep must divide dp; its experts are either whole or split by the model's own TP
 /// (enable_expert_tensor_parallelism), so etp must be 1 or tp; it has no overlapped expert all-to-all
-/// (--moe-a2a-overlap). Anything else is the one-line Error.
+/// (--moe-a2a-overlap) and no flex dispatcher (--moe-dispatcher). Anything else is the one-line Error.
 Result<bool> check_deepspeed_moe(const Problem& p, const ParallelConfig& c);
 
 /// One line for DeepSpeed MoE exports: ds_config.json has no expert keys, ep_size goes to the model's

@@ -62,6 +62,35 @@ TEST_CASE("DeepSeek-V3: MLA, 3 dense layers, 256 experts + 1 shared, noaux_tc ro
   // in several public audits. Active = total - 58 x 248 unused experts x 3*7168*2048.
   check_counts(m, 671026419200, 671026419200 - int64_t{58} * 248 * 3 * 7168 * 2048);
   CHECK(m.active_parameters() == Approx(37.55e9).epsilon(1e-3));
+  // Group-limited routing (n_group 8, topk_group 4): read, no parameters; num_nextn_predict_layers
+  // is not read as MTP modules to train.
+  CHECK(m.moe.router_groups == 8);
+  CHECK(m.moe.router_group_topk == 4);
+  CHECK(m.mtp_layers == 0);
+}
+
+TEST_CASE("n_group / topk_group: DeepSeek-V2 and V3 read, written back, and refused out of range") {
+  CHECK(load("deepseek-v2-lite.json").moe.router_groups == 1);
+  const ModelSpec v25 = load("deepseek-v2.5.json");
+  CHECK(v25.moe.router_groups == 8);
+  CHECK(v25.moe.router_group_topk == 3);
+  auto back = parse_model(model_to_json(load("deepseek-v3.json")), "round-trip.json");
+  REQUIRE(back.ok());
+  CHECK(back.value().moe.router_groups == 8);
+  CHECK(back.value().moe.router_group_topk == 4);
+  const std::string base = R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "num_local_experts": 8, "num_experts_per_tok": 2, )";
+  for (const auto& [tail, field] : {std::pair<std::string, std::string>{R"("n_group": 3, "topk_group": 1})", "n_group"},
+                                    {R"("n_group": 4, "topk_group": 5})", "topk_group"},
+                                    {R"("n_group": 0})", "n_group"}}) {
+    auto bad = parse_model(base + tail, "bad.json");
+    INFO(tail);
+    REQUIRE(!bad.ok());
+    CHECK(bad.error().field == field);
+  }
+  auto ok = parse_model(base + R"("n_group": 4, "topk_group": 2})", "ok.json");
+  REQUIRE(ok.ok());
+  CHECK(ok.value().moe.router_groups == 4);
 }
 
 TEST_CASE("DeepSeek-V2-Lite and V2.5: MLA without / with Q compression") {

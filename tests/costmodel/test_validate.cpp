@@ -583,3 +583,28 @@ runs:
   REQUIRE(sum.ok());
   CHECK_FALSE(predict_run(sum.value(), sum.value().runs[0], hw).ok());
 }
+
+TEST_CASE("moe_dispatcher is read per run, reaches the knobs, and is refused outside Megatron-Core") {
+  const std::string head = R"(
+source: test
+hardware: h100-80gb-sxm
+models:
+  m: {hidden_size: 1024, num_hidden_layers: 4, num_attention_heads: 8, intermediate_size: 2048, vocab_size: 1000, num_local_experts: 16, num_experts_per_tok: 2}
+runs:
+  - {model: m, gpus: 16, dp: 16, ep: 16, zero: 1, global_batch: 64, micro_batch: 1, tokens_per_s_per_gpu: 1, )";
+  for (const char* d : {"deepep", "hybridep"}) {
+    auto ok = parse_validation(head + "moe_dispatcher: " + d + ", framework: megatron}\n", "t.yaml");
+    INFO(d);
+    REQUIRE(ok.ok());
+    CHECK(to_string(run_framework(ok.value().runs[0]).moe_dispatcher) == std::string(d));
+  }
+  auto plain = parse_validation(head + "framework: megatron}\n", "t.yaml");
+  REQUIRE(plain.ok());
+  CHECK(run_framework(plain.value().runs[0]).moe_dispatcher == MoeDispatcher::AllToAll);
+  auto other = parse_validation(head + "moe_dispatcher: deepep, framework: deepspeed}\n", "t.yaml");
+  REQUIRE(!other.ok());
+  CHECK(other.error().field == "runs[0].moe_dispatcher");
+  auto unknown = parse_validation(head + "moe_dispatcher: nccl, framework: megatron}\n", "t.yaml");
+  REQUIRE(!unknown.ok());
+  CHECK(unknown.error().field == "runs[0].moe_dispatcher");
+}
