@@ -198,6 +198,9 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
     << (p.job.fp8 != Fp8Recipe::None ? std::string(", FP8 ") + to_string(p.job.fp8) + " (linear GEMMs)" : "")
     << (p.job.compression != GradCompression::None ? ", grad compression " + grad_compression_text(p.job) : "")
     << (p.job.knobs.moe_a2a_overlap ? ", EP all-to-all overlapped (--moe-a2a-overlap)" : "")
+    << (p.job.knobs.moe_dispatcher != MoeDispatcher::AllToAll
+            ? std::string(", flex dispatcher (") + to_string(p.job.knobs.moe_dispatcher) + ")"
+            : "")
     << (p.job.knobs.activation_offload_layers > 0
             ? ", activations of " + std::to_string(p.job.knobs.activation_offload_layers) + " layers offloaded to host"
             : "")
@@ -249,6 +252,11 @@ std::string estimate_table(const Problem& p, const StepEstimate& e) {
   s += row("MFU", percent(t.mfu, 1.0));
   s += row("HFU", percent(t.hfu, 1.0));
   s += "bottleneck: " + std::string(to_string(e.bottleneck)) + "\n";
+  // A config that describes MTP modules the run does not train (costmodel/mtp.h): say how to train them.
+  if (p.model.checkpoint_mtp_layers > 0 && p.model.mtp_layers == 0)
+    s += "note: " + p.model.name + "'s config describes " + std::to_string(p.model.checkpoint_mtp_layers) +
+         " multi-token-prediction module(s) (num_nextn_predict_layers), not trained here: --mtp-layers " +
+         std::to_string(p.model.checkpoint_mtp_layers) + " trains them (--framework megatron or nemo)\n";
   return s;
 }
 

@@ -191,6 +191,7 @@ std::string model_to_json(const ModelSpec& m) {
   if (m.expert_bias) j["expert_bias"] = true;
   if (m.attention_sinks) j["attention_sinks"] = true;
   if (m.mtp_layers > 0) j["mtp_layers"] = m.mtp_layers;
+  if (m.checkpoint_mtp_layers > 0) j["num_nextn_predict_layers"] = m.checkpoint_mtp_layers;
   if (m.rope_yarn_factor > 0) j["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", m.rope_yarn_factor}};
   if (m.moe.enabled()) {
     const MoeSpec& x = m.moe;

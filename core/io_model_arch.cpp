@@ -150,6 +150,8 @@ void read_architecture(Reader& r, const YAML::Node& root, ModelSpec& m) {
   // num_nextn_predict_layers says what a checkpoint holds, not what a run trains.
   m.mtp_layers = r.integer(root, "mtp_layers", "mtp_layers", int64_t{0},
                            "MTP modules trained with the model (Megatron-Core --mtp-num-layers); 0 = none");
+  m.checkpoint_mtp_layers = r.integer(root, "num_nextn_predict_layers", "num_nextn_predict_layers", int64_t{0},
+                                      "multi-token-prediction modules of the checkpoint (DeepSeek-V3: 1)");
 }
 
 }  // namespace meshplan::io_model

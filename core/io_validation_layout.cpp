@@ -25,9 +25,11 @@ void read_run_layout(Reader& r, const YAML::Node& n, const std::string& path, Va
         item["v"] = list[i];
         const int64_t v = r.integer(item, "v", path + ".layers_per_stage[" + std::to_string(i) + "]", std::nullopt,
                                     "a layer count >= 0");
-        if (v < 0 || v > limits::kMaxLayers)
+        if (v < 0 || v > limits::kMaxLayers) {
           r.fail(path + ".layers_per_stage[" + std::to_string(i) + "]", std::to_string(v),
                  "must be in " + limits::range_text(0, limits::kMaxLayers), "transformer layers of that chunk");
+          return;
+        }
         run.layers_per_stage.push_back(static_cast<int>(v));
       }
     }

@@ -61,6 +61,8 @@ void validate_model_architecture(const ModelSpec& m, const std::string& file, Er
                     "1 for Falcon's parallel block with one LayerNorm, else 2");
   check_moe(m, file, e);
   check_mla(m, file, e);
+  limits::check_int(e, file, "num_nextn_predict_layers", m.checkpoint_mtp_layers, 0, limits::kMaxMtpLayers,
+                    "multi-token-prediction modules of the checkpoint; 0 = none");
   limits::check_int(e, file, "mtp_layers", m.mtp_layers, 0, limits::kMaxMtpLayers,
                     "multi-token-prediction modules trained with the model (DeepSeek-V3: 1); 0 = none");
   if (m.moe.enabled() && m.biases)

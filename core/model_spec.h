@@ -56,6 +56,8 @@ struct ModelSpec {
   int64_t mtp_layers = 0;           // MTP modules (Megatron-Core --mtp-num-layers), on the last pipeline
                                     // stage; 0 = none. meshplan key `mtp_layers` (or --mtp-layers), not
                                     // read from num_nextn_predict_layers, which only says the checkpoint has them
+  int64_t checkpoint_mtp_layers = 0;  // num_nextn_predict_layers: MTP modules the config describes (reports
+                                      // suggest --mtp-layers when they are not trained); no cost, no count
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden_size / num_heads; }
   int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)

@@ -52,6 +52,14 @@ TEST_CASE("mtp-layers 1 trains DeepSeek-V3's MTP module: its weights reported, t
   CliResult table = run_cli("estimate --plan " + plan);
   REQUIRE(table.exit_code == 0);
   CHECK(table.out.find("+ 11.6B in MTP modules") != std::string::npos);
+  CHECK(table.out.find("not trained here") == std::string::npos);
+  // Without --mtp-layers the table says the config describes a module and how to train it.
+  std::string table_cmd = v3("");
+  table_cmd.replace(table_cmd.find("--format json"), 13, "--format table");
+  CliResult untrained = run_cli(table_cmd);
+  REQUIRE(untrained.exit_code == 0);
+  CHECK(untrained.out.find("describes 1 multi-token-prediction module(s) (num_nextn_predict_layers), not trained "
+                           "here: --mtp-layers 1") != std::string::npos);
 }
 
 TEST_CASE("Megatron and NeMo exports carry the MTP modules, and an uneven layout names them before the loss") {
