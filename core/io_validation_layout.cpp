@@ -20,14 +20,20 @@ void read_run_layout(Reader& r, const YAML::Node& n, const std::string& path, Va
       r.fail(path + ".layers_per_stage", node_text(list), "must be a non-empty list of layer counts",
              "e.g. [4, 4, 4, 1]: one count per pipeline chunk");
     } else {
+      // Each element read in place: a YAML::Node built around it would merge the document's node memory
+      // into its own on every assignment (yaml-cpp), quadratic in the file's size.
       for (size_t i = 0; i < list.size(); ++i) {
-        YAML::Node item;
-        item["v"] = list[i];
-        const int64_t v = r.integer(item, "v", path + ".layers_per_stage[" + std::to_string(i) + "]", std::nullopt,
-                                    "a layer count >= 0");
+        const std::string where = path + ".layers_per_stage[" + std::to_string(i) + "]";
+        int64_t v = -1;
+        try {
+          v = list[i].as<int64_t>();
+        } catch (const YAML::Exception&) {
+          r.fail(where, node_text(list[i]), "must be a layer count", "transformer layers of that chunk, e.g. 4");
+          return;
+        }
         if (v < 0 || v > limits::kMaxLayers) {
-          r.fail(path + ".layers_per_stage[" + std::to_string(i) + "]", std::to_string(v),
-                 "must be in " + limits::range_text(0, limits::kMaxLayers), "transformer layers of that chunk");
+          r.fail(where, std::to_string(v), "must be in " + limits::range_text(0, limits::kMaxLayers),
+                 "transformer layers of that chunk");
           return;
         }
         run.layers_per_stage.push_back(static_cast<int>(v));
