@@ -16,6 +16,7 @@
 #include "core/io.h"
 #include "core/limits.h"
 #include "core/mtp_config.h"
+#include "core/recompute_modules.h"
 #include "core/offload_config.h"
 
 namespace meshplan::cli {
@@ -266,6 +267,12 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
   // Megatron-Core: --expert-tensor-parallel-size defaults to --tensor-model-parallel-size.
   c.etp = o.etp > 0 ? o.etp : (p.model.moe.enabled() ? c.tp : 1);
   if (auto r = parse_enums(o, c, where); !r) return r.error();
+  // Megatron applies recompute modules only under selective granularity: say so rather than ignore them.
+  if (p.job.knobs.recompute_modules != 0 && c.recompute != Recompute::Selective)
+    return make_error(where, "--recompute", to_string(c.recompute),
+                      "--recompute-modules " + recompute_modules_text(p.job.knobs.recompute_modules) +
+                          " apply under --recompute selective only (Megatron's --recompute-granularity selective)",
+                      "use --recompute selective, or drop --recompute-modules");
   auto layers = parse_layers(o.layers_per_stage, where);
   if (!layers) return layers.error();
   c.layers_per_stage = layers.value();

@@ -14,6 +14,7 @@
 #include "core/io.h"
 #include "core/job_features.h"
 #include "core/megatron_overlap.h"
+#include "core/recompute_modules.h"
 #include "costmodel/fp8_params.h"
 #include "meshplan_version.h"
 
@@ -212,7 +213,11 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
   o << "config: tp=" << c.tp << " pp=" << c.pp << " dp=" << c.dp << (c.cp > 1 ? " cp=" + std::to_string(c.cp) : "")
     << " zero=" << c.zero_stage << (c.shard_group > 0 ? " shard_group=" + std::to_string(c.shard_group) : "")
     << " micro_batch=" << c.micro_batch_size << " micro_batches=" << c.num_micro_batches
-    << " recompute=" << to_string(c.recompute) << " sp=" << (c.sequence_parallel ? "on" : "off")
+    << " recompute=" << to_string(c.recompute)
+    << (c.recompute == Recompute::Selective && p.job.knobs.recompute_modules != 0
+            ? "[" + recompute_modules_text(p.job.knobs.recompute_modules) + "]"
+            : "")
+    << " sp=" << (c.sequence_parallel ? "on" : "off")
     << " schedule=" << to_string(c.schedule) << " v=" << c.virtual_stages
     << (c.ep > 1 || c.etp > 1 ? " ep=" + std::to_string(c.ep) + " etp=" + std::to_string(c.etp) : "") << "\n";
   return o.str();

@@ -145,6 +145,10 @@ struct FrameworkKnobs {
   /// README's recommendation with EP) or the flex dispatcher's DeepEP / HybridEP backend, whose
   /// deduplicated dispatch costmodel/moe_dedup_dispatch.h counts.
   MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll;
+  /// Megatron-Core's --recompute-modules under --recompute-granularity selective (core/recompute_modules.h):
+  /// a RecomputeModule bit set, 0 = Megatron's default ["core_attn"] (Korthikanti's selective). Applies
+  /// to --recompute selective only, as in Megatron (costmodel/recompute_modules.h).
+  uint32_t recompute_modules = 0;
   /// Megatron-Core --cpu-offloading --cpu-offloading-num-layers N (activations only, as Megatron-Bridge's
   /// presets set it: cpu_offloading_weights False): Transformer Engine moves the saved activations of the
   /// first N transformer layers to host memory during the forward and reloads them in the backward

@@ -73,6 +73,7 @@ struct ValidationRun {
   std::vector<int> layers_per_stage;    // `layers_per_stage:` per-chunk layers (Megatron's pipeline layout)
   std::optional<int64_t> mtp_layers;    // `mtp_layers:` MTP modules trained, overriding the model's
   std::string moe_dispatcher;           // `moe_dispatcher:` alltoall | deepep | hybridep; "" = alltoall
+  uint32_t recompute_modules = 0;       // `recompute_modules:` Megatron-Core selective modules (core/recompute_modules.h)
   // Recorded, not costed: torchtitan's async TP (`async_tp:`; costmodel/README.md says why).
   bool async_tp = false;
 };

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 
+#include "core/recompute_modules.h"
+
 #include "costmodel/activations.h"
 #include "costmodel/attention.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/executor_stash.h"
 #include "costmodel/fp8.h"
+#include "costmodel/recompute_modules.h"
 
 namespace meshplan {
 
@@ -98,7 +101,10 @@ double policy_layer_activation_bytes(const Problem& p, const ParallelConfig& cfg
   const StashArgs a = stash_args(p, cfg);
   double bytes = 0.0;
   if (w.none > 0) bytes += w.none * korthikanti(p.model, a, Recompute::None);
-  if (w.selective > 0) bytes += w.selective * korthikanti(p.model, a, Recompute::Selective);
+  if (w.selective > 0)  // Megatron-Core's recompute modules, when given, in place of Korthikanti's selective
+    bytes += w.selective * (active_recompute_modules(p, cfg) != 0
+                                ? korthikanti(p.model, a, Recompute::None) - recompute_modules_dense_saving_bytes(p, cfg)
+                                : korthikanti(p.model, a, Recompute::Selective));
   if (w.full > 0) bytes += w.full * korthikanti(p.model, a, Recompute::Full);
   if (w.op > 0) bytes += w.op * op_sac_stash_bytes(p.model, a.b, a.s, a.t, a.sp, a.e, a.k);
   return bytes;
@@ -113,7 +119,9 @@ double policy_working_bytes(const Problem& p, const ParallelConfig& cfg) {
            (r == Recompute::Full ? a.fp8_delta - a.bf16_stash_saving : 0.0);
   };
   double bytes = 0.0;
-  if (w.selective > 0) bytes = std::max(bytes, working(Recompute::Selective));
+  if (w.selective > 0)
+    bytes = std::max(bytes, active_recompute_modules(p, cfg) != 0 ? recompute_modules_working_bytes(p, cfg)
+                                                                  : working(Recompute::Selective));
   if (w.full > 0) bytes = std::max(bytes, working(Recompute::Full));
   if (w.op > 0)
     bytes = std::max(bytes, korthikanti(p.model, a, Recompute::None) -
@@ -124,7 +132,9 @@ double policy_working_bytes(const Problem& p, const ParallelConfig& cfg) {
 double policy_recompute_s(const Problem& p, const ParallelConfig& cfg, const LayerForwardParts& f) {
   const LayerMix w = layer_mix(p.job.ac_policy, cfg.recompute);
   double seconds = 0.0;
-  if (w.selective > 0) seconds += w.selective * f.attention_core_s;
+  if (w.selective > 0)
+    seconds += w.selective * (active_recompute_modules(p, cfg) != 0 ? recompute_modules_dense_s(p, cfg, f)
+                                                                    : f.attention_core_s);
   if (w.full > 0) seconds += w.full * f.forward_s;
   if (w.op > 0) {
     const double t = static_cast<double>(cfg.tp);
@@ -147,11 +157,20 @@ double policy_tp_recompute_s(const Problem& p, const ParallelConfig& cfg, double
 
 double policy_cp_repeat_share(const Problem& p, const ParallelConfig& cfg) {
   const LayerMix w = layer_mix(p.job.ac_policy, cfg.recompute);
-  return w.selective + w.op + w.full;
+  // Recompute modules without core_attn rerun no attention, so no K/V exchange either.
+  const uint32_t modules = active_recompute_modules(p, cfg);
+  const double selective = modules != 0 && !(modules & kRecomputeCoreAttn) ? 0.0 : w.selective;
+  return selective + w.op + w.full;
 }
 
 StepFlops policy_step_flops(const Problem& p, Recompute r, double sequences, double seq) {
   const AttentionKind k = p.job.knobs.attention;
+  if (p.job.ac_policy.kind == AcPolicyKind::Megatron && r == Recompute::Selective && p.job.knobs.recompute_modules != 0) {
+    StepFlops out = step_flops(p.model, sequences, seq, Recompute::None, k);  // + the modules' reruns
+    out.hardware += static_cast<double>(p.model.num_layers + p.model.mtp_layers) *
+                    recompute_modules_flops(p, p.job.knobs.recompute_modules, sequences, seq);
+    return out;
+  }
   if (p.job.ac_policy.kind == AcPolicyKind::Megatron) return step_flops(p.model, sequences, seq, r, k);
   const LayerMix w = layer_mix(p.job.ac_policy, r);
   const LayerFlops layer = layer_forward_flops(p.model, sequences, seq);

@@ -5,6 +5,7 @@
 
 #include "core/loss_chunk.h"
 #include "costmodel/attention.h"
+#include "costmodel/mla_stash.h"
 
 namespace meshplan {
 
@@ -13,6 +14,7 @@ struct ActivationParts {
   double replicated = 0;  // R: not split by TP unless sequence parallel
   double split = 0;       // S: split by TP
   double core = 0;        // A: attention core, split by TP (heads)
+  double unsplit = 0;     // MLA's compressed Q/KV tensors: split by neither TP nor SP (mla_stash.h)
 };
 
 // e = bytes per activation element; masks are 1 byte each and exist only with dropout. The
@@ -25,7 +27,13 @@ ActivationParts parts(const ModelSpec& m, double b, double s, double e, Attentio
   const double masks = m.dropout ? 2.0 : 0.0;  // the two hidden dropout masks (attention, MLP)
   ActivationParts p;
   p.replicated = (4.0 * e + masks) * s * b * h;
-  p.split = s * b * (2.0 * e * h + 2.0 * e * kv) + s * b * f * (m.mlp == MlpKind::Gated ? 3.0 * e : 2.0 * e);
+  const double mlp = s * b * f * (m.mlp == MlpKind::Gated ? 3.0 * e : 2.0 * e);
+  p.split = s * b * (2.0 * e * h + 2.0 * e * kv) + mlp;
+  if (m.mla.enabled()) {  // Q, K, V and output of latent attention, per TP rank (costmodel/mla_stash.h)
+    const MlaStashElements mla = mla_stash_elements(m, 1);  // whole layer: split is divided by tp below
+    p.split = e * s * b * mla.split + mlp;
+    p.unsplit = e * s * b * mla.unsplit;
+  }
   // Materialized: softmax output, with dropout also its 1-byte mask and the dropout output;
   // fused: the log-sum-exp only.
   p.core = attention_core_stash_bytes(m, k, b, s, e);
@@ -43,8 +51,8 @@ double layer_activation_bytes(const ModelSpec& m, double b, double s, int tp, bo
   const ActivationParts p = parts(m, b, s, e, k);
   const double replicated = sp ? p.replicated / t : p.replicated;
   switch (r) {
-    case Recompute::None: return replicated + p.split / t + p.core / t;
-    case Recompute::Selective: return replicated + p.split / t;
+    case Recompute::None: return replicated + p.split / t + p.core / t + p.unsplit;
+    case Recompute::Selective: return replicated + p.split / t + p.unsplit;
     case Recompute::Full: return e * s * b * static_cast<double>(m.hidden_size) / (sp ? t : 1.0);
   }
   return 0.0;

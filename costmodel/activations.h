@@ -28,6 +28,9 @@ double activation_element_bytes(const std::string& dtype);
 ///   full:      e s b h             (SP: e s b h / t)      only the layer input
 /// For e = 2 with dropout: R = 10 sbh, A = 5 as^2 b, and for MHA (kv = h) with a plain MLP of
 /// f = 4h, R + S = 34 s b h: Korthikanti's closed forms.
+/// Multi-head latent attention (DeepSeek-V2/V3) keeps its own tensors in place of Q, K, V and the
+/// out-projection input: S's attention terms become e s b (a (2 qk + 2 v)) and e s b 2(q_lora + kv_lora)
+/// is added unsplit in none and selective (costmodel/mla_stash.h).
 double layer_activation_bytes(const ModelSpec& m, double micro_batch, double seq, int tp, bool sp,
                               Recompute r, double element_bytes = 2.0,
                               AttentionKind attention = AttentionKind::Materialized);

@@ -71,12 +71,19 @@ double fp8_weight_bytes_per_param(Fp8Recipe r, bool transposes) {
   return 0.0;
 }
 
+double fp8_stashed_input_bytes(const Problem& p) {
+  const Fp8Recipe recipe = p.job.fp8;
+  if (recipe == Fp8Recipe::None || recipe == Fp8Recipe::Rowwise || !p.job.knobs.fp8_saves_quantized_inputs)
+    return activation_element_bytes(p.job.dtype);
+  return 1.0 + (recipe == Fp8Recipe::Mxfp8 ? 1.0 / 32.0 : recipe == Fp8Recipe::Blockwise ? 4.0 / 128.0 : 0.0);
+}
+
 double fp8_stash_delta_bytes(const Problem& p, const ParallelConfig& cfg, Recompute r) {
   const Fp8Recipe recipe = p.job.fp8;
   if (recipe == Fp8Recipe::None || recipe == Fp8Recipe::Rowwise || !p.job.knobs.fp8_saves_quantized_inputs ||
       r == Recompute::Full)
     return 0.0;
-  const double q = 1.0 + (recipe == Fp8Recipe::Mxfp8 ? 1.0 / 32.0 : recipe == Fp8Recipe::Blockwise ? 4.0 / 128.0 : 0.0);
+  const double q = fp8_stashed_input_bytes(p);
   const double e = activation_element_bytes(p.job.dtype);
   const double t = static_cast<double>(cfg.tp);
   const double n = cfg.sequence_parallel ? t : 1.0;

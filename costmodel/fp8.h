@@ -76,6 +76,10 @@ double fp8_weight_bytes_per_param(Fp8Recipe r, bool transposes = true);
 /// 0 without a TE recipe, for torchao (torchtitan) and under full recompute (only the layer input is kept).
 double fp8_stash_delta_bytes(const Problem& p, const ParallelConfig& cfg, Recompute r);
 
+/// Bytes per element a linear layer keeps of its input for the backward: q (1 byte plus the recipe's
+/// scales, as above) when fp8_stash_delta_bytes applies, else the activation element bytes.
+double fp8_stashed_input_bytes(const Problem& p);
+
 /// Scaling state of one layer's four FP8 modules (QKV, out-projection, MLP up, MLP down):
 /// delayed scaling keeps an amax history per FP8 tensor (forward: input, weight, output; backward:
 /// grad output, grad input), fp32, amax_history_len = 1024 by default (TE DelayedScaling), plus

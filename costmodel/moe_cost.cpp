@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/moe_config.h"
+#include "core/recompute_modules.h"
 #include "costmodel/ac_policy.h"
 #include "costmodel/activations.h"
 #include "costmodel/collectives.h"
@@ -14,6 +15,7 @@
 #include "costmodel/moe_dedup_dispatch.h"
 #include "costmodel/moe_dispatch_traffic.h"
 #include "costmodel/moe_layout.h"
+#include "costmodel/recompute_modules.h"
 
 namespace meshplan {
 
@@ -95,6 +97,17 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
       r * (expert_gemms_backward + router + 2.0 * act + memory_bound_time_s(hw, perm.backward_bytes));
   c.backward_weight_s += r * (expert_gemms_backward + router);
   c.recompute_s += recomputed_layer_share(p.job.ac_policy, cfg.recompute) * fwd;  // costmodel/ac_policy.h
+  // Megatron-Core's recompute modules (core/recompute_modules.h): moe_act reruns the activation, moe the
+  // whole MoE layer (its shared experts too), shared_experts those alone (their GEMMs, TP-split).
+  const uint32_t modules = active_recompute_modules(p, cfg);
+  const double fs = d(m.moe.num_shared_experts) * d(m.moe.shared_expert_intermediate_size);
+  const double shared = gemm_time_s(hw, expert_peak, gated_mats(m) * 2.0 * T * h * fs) +
+                        gemm_time_s(hw, expert_peak, 2.0 * T * fs * h);
+  if (modules & kRecomputeMoe) c.recompute_s += fwd + r * shared;
+  else {
+    if (modules & kRecomputeMoeAct) c.recompute_s += r * act;
+    if (modules & kRecomputeSharedExperts) c.recompute_s += r * shared;
+  }
 }
 
 double alltoall_s(const HardwareProfile& hw, int n, int stride, double bytes) {
@@ -137,6 +150,7 @@ void add_expert_comm(const Problem& p, const ParallelConfig& cfg, LayerComm& com
   comm.collective_s += r * a2a;
   comm.expert_s += pass;
   comm.recompute_s += recomputed_layer_share(p.job.ac_policy, cfg.recompute) * pass;
+  if (active_recompute_modules(p, cfg) & kRecomputeMoe) comm.recompute_s += pass;  // the whole layer reruns
 }
 
 double layer_activation_bytes_for(const Problem& p, const ParallelConfig& cfg) {
@@ -154,7 +168,17 @@ double layer_activation_bytes_for(const Problem& p, const ParallelConfig& cfg) {
                          8.0 * T * d(x.num_experts) +
                          T * e * stash_factor(m) * d(x.num_shared_experts) * d(x.shared_expert_intermediate_size);
   const double dense_mlp = e * s * b * d(m.intermediate_size) * stash_factor(m) / cfg.tp;
-  return base + kept * moe_layer_fraction(m) * (moe_mlp - dense_mlp);
+  // Megatron-Core's recompute modules discard parts of it (core/recompute_modules.h): moe_act the
+  // activation's output e R f_e, shared_experts their stash, moe all of it (the layer input stays).
+  const uint32_t modules = active_recompute_modules(p, cfg);
+  double discarded = 0.0;
+  if (modules & kRecomputeMoe) discarded = moe_mlp;
+  else {
+    if (modules & kRecomputeMoeAct) discarded += routed * e * d(x.expert_intermediate_size);
+    if (modules & kRecomputeSharedExperts)
+      discarded += T * e * stash_factor(m) * d(x.num_shared_experts) * d(x.shared_expert_intermediate_size);
+  }
+  return base + kept * moe_layer_fraction(m) * (moe_mlp - discarded - dense_mlp);
 }
 
 namespace {

@@ -57,6 +57,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.moe_a2a_overlap = run.moe_a2a_overlap;
   if (auto d = parse_moe_dispatcher(run.moe_dispatcher)) k.moe_dispatcher = *d;  // "" = alltoall
   k.fused_grouped_mlp = run.fused_grouped_mlp;
+  k.recompute_modules = run.recompute_modules;
   k.yarn_rope_fused = run.yarn_rope_fused;
   k.activation_offload_layers = run.activation_offload_layers;
   k.unpad_attention = run.unpad_attention;

@@ -11,6 +11,7 @@
 #include "core/framework.h"
 #include "core/hsdp_config.h"
 #include "core/megatron_overlap.h"
+#include "core/recompute_modules.h"
 #include "costmodel/fp8_params.h"
 #include "planner/compression_export.h"
 #include "planner/export.h"
@@ -161,6 +162,12 @@ std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
     o << "  activations_checkpoint_granularity: null\n";
   } else if (c.recompute == Recompute::Selective) {
     o << "  activations_checkpoint_granularity: selective\n";
+    // Megatron-Core's TransformerConfig field, as mtp_num_layers (planner/mtp_export.h) is passed on.
+    if (p.job.knobs.recompute_modules != 0) {
+      std::string names = recompute_modules_text(p.job.knobs.recompute_modules);
+      for (size_t i = 0; (i = names.find(',', i)) != std::string::npos; i += 2) names.replace(i, 1, ", ");
+      o << "  recompute_modules: [" << names << "]\n";
+    }
   } else {
     o << "  activations_checkpoint_granularity: full\n"
       << "  activations_checkpoint_method: uniform\n"
@@ -202,6 +209,10 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
     return make_error(where, "moe_dispatcher", to_string(p.job.knobs.moe_dispatcher),
                       "is Megatron-Core's flex dispatcher; " + kind + " has no such setting",
                       "plan with --moe-dispatcher alltoall, or export for megatron or nemo");
+  if (p.job.knobs.recompute_modules != 0 && c.recompute == Recompute::Selective && kind != "megatron" && kind != "nemo")
+    return make_error(where, "recompute_modules", recompute_modules_text(p.job.knobs.recompute_modules),
+                      "are Megatron-Core's selective recompute modules; " + kind + " has no such setting",
+                      "plan without --recompute-modules, or export for megatron or nemo");
   if (p.job.knobs.activation_offload_layers > 0 && kind != "megatron" && kind != "nemo")
     return make_error(where, "activation_offload_layers", str(p.job.knobs.activation_offload_layers),
                       "is Megatron-Core's CPU activation offloading; " + kind + " has no such setting",
