@@ -72,7 +72,7 @@ double fp8_weight_bytes_per_param(Fp8Recipe r, bool transposes = true);
 ///   out-projection input: + q T h / t (its FP8 copy; the fused attention still keeps the 16-bit output)
 ///   fc2 input (the activation's output, f wide): (q - e) T f / t
 /// The norm inputs, Q, K, V and the fc1 outputs stay 16-bit. MoE models: the two MLP terms for the
-/// dense layers' share only (the experts' stash, costmodel/moe_cost.h, stays 16-bit: not modelled).
+/// dense layers' share only (the experts' quantized inputs are counted in costmodel/moe_cost.h's MoE stash).
 /// 0 without a TE recipe, for torchao (torchtitan) and under full recompute (only the layer input is kept).
 double fp8_stash_delta_bytes(const Problem& p, const ParallelConfig& cfg, Recompute r);
 

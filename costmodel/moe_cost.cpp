@@ -164,19 +164,29 @@ double layer_activation_bytes_for(const Problem& p, const ParallelConfig& cfg) {
   const double T = moe_local_tokens(p, cfg);
   const double h = d(m.hidden_size);
   const double routed = moe_load_factor(p.job) * d(x.experts_per_token) * T;
-  const double moe_mlp = routed * e * (h * cfg.etp + stash_factor(m) * d(x.expert_intermediate_size)) +
-                         8.0 * T * d(x.num_experts) +
-                         T * e * stash_factor(m) * d(x.num_shared_experts) * d(x.shared_expert_intermediate_size);
+  // The GEMMs keep their inputs as they cast them, q bytes per element (costmodel/fp8.h; e without a TE
+  // FP8 recipe): TE's GroupedLinear saves each expert's quantized input (grouped_linear.py forward:
+  // inputmats, column-wise usage, in save_for_backward), so the dispatched rows (fc1's input) and the
+  // activation's output (fc2's) are q; fc1's outputs stay e. The shared experts' fc2 input likewise, and
+  // under FP8 their fc1 keeps a quantized copy of the layer's MLP input, whose 16-bit original the router
+  // keeps (the dense layers' fused LayerNormMLP keeps only the quantized one: fp8_stash_delta_bytes).
+  const double q = fp8_stashed_input_bytes(p);
+  const double fe = d(x.expert_intermediate_size);
+  const double fs = d(x.num_shared_experts) * d(x.shared_expert_intermediate_size);
+  const double gate_up = stash_factor(m) - 1.0;  // fc1 outputs per intermediate column
+  const double routed_bytes = routed * (h * cfg.etp * q + fe * (q + gate_up * e));
+  const double shared_bytes = T * fs * (q + gate_up * e) + (fs > 0.0 && q < e ? T * h * q : 0.0);
+  const double moe_mlp = routed_bytes + 8.0 * T * d(x.num_experts) + shared_bytes;
   const double dense_mlp = e * s * b * d(m.intermediate_size) * stash_factor(m) / cfg.tp;
   // Megatron-Core's recompute modules discard parts of it (core/recompute_modules.h): moe_act the
-  // activation's output e R f_e, shared_experts their stash, moe all of it (the layer input stays).
+  // activation's output (fc2 then saves the original, discarded too: experts.py set_save_original_input),
+  // shared_experts their stash, moe all of it (the layer input stays).
   const uint32_t modules = active_recompute_modules(p, cfg);
   double discarded = 0.0;
   if (modules & kRecomputeMoe) discarded = moe_mlp;
   else {
-    if (modules & kRecomputeMoeAct) discarded += routed * e * d(x.expert_intermediate_size);
-    if (modules & kRecomputeSharedExperts)
-      discarded += T * e * stash_factor(m) * d(x.num_shared_experts) * d(x.shared_expert_intermediate_size);
+    if (modules & kRecomputeMoeAct) discarded += routed * q * fe;
+    if (modules & kRecomputeSharedExperts) discarded += shared_bytes;
   }
   return base + kept * moe_layer_fraction(m) * (moe_mlp - discarded - dense_mlp);
 }

@@ -52,8 +52,10 @@ void add_expert_comm(const Problem& p, const ParallelConfig& cfg, LayerComm& com
 /// The stashed activations of one mean layer, one micro-batch, one GPU: layer_activation_bytes plus,
 /// for MoE, r * (busiest rank's dispatched tokens k*T_local*h*etp, expert intermediates
 /// k*T_local*f_e*(3 gated | 2), fp32 router logits and probabilities 8*T_local*E, shared experts
-/// T_local*f_s*(3|2)) minus the dense MLP those layers do not have. Full recompute keeps only the
-/// layer input (no change).
+/// T_local*f_s*(3|2)) minus the dense MLP those layers do not have; under a TE FP8 recipe the GEMM
+/// inputs (dispatched rows, activation output) at the quantized width (costmodel/fp8.h
+/// fp8_stashed_input_bytes); less what Megatron-Core's recompute modules discard (moe_act, shared_experts,
+/// moe; costmodel/recompute_modules.h). Full recompute keeps only the layer input (no change).
 double layer_activation_bytes_for(const Problem& p, const ParallelConfig& cfg);
 
 /// Expert-gradient reduction of pipeline rank `stage` over the expert-data-parallel group

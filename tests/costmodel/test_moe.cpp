@@ -3,11 +3,13 @@
 // EP/ETP layout rules; dense models untouched.
 #include <catch2/catch.hpp>
 
+#include "core/framework.h"
 #include "core/moe_config.h"
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/estimate.h"
 #include "costmodel/flops.h"
+#include "costmodel/fp8.h"
 #include "costmodel/memory.h"
 #include "costmodel/moe_cost.h"
 #include "costmodel/moe_layout.h"
@@ -200,4 +202,28 @@ TEST_CASE("estimate_step on DeepSeek-V3: MFU on the active-parameter basis is pl
   CHECK(e.throughput.mfu > 0.05);
   CHECK(e.throughput.mfu < 0.6);
   CHECK(e.time.tp_comm_s > 0.0);  // the all-to-all lives in the in-layer communication term
+}
+
+TEST_CASE("under a TE FP8 recipe the experts keep their quantized GEMM inputs, fc1 outputs in 16 bits") {
+  Problem bf16 = v3_problem(256, 4096);
+  bf16.job.framework = Framework::Megatron;
+  Problem mx = bf16;
+  mx.job.fp8 = Fp8Recipe::Mxfp8;
+  const ParallelConfig c = [] {
+    ParallelConfig x = moe_cfg(1, 16, 16, 8, 1);
+    x.num_micro_batches = 256;
+    return x;
+  }();
+  // Per MoE layer (r of them), T = 4096 tokens, e = 2, q = 1 + 1/32: the dispatched rows (k T x h) and the
+  // activation's output (k T x f_e) at q instead of e; the shared expert's fc2 input (T x f_s) too, and its
+  // fc1 keeps a quantized copy of the MLP input (T x h, the router keeps the 16-bit one).
+  const double T = 4096, q = 1.0 + 1.0 / 32, r = moe_layer_fraction(bf16.model);
+  const double routed = 8 * T;
+  const double moe_delta = routed * (7168 + 2048) * (q - 2.0) + T * 2048 * (q - 2.0) + T * 7168 * q;
+  const double dense_delta = fp8_stash_delta_bytes(mx, c, Recompute::None);  // attention, dense MLP share
+  CHECK(layer_activation_bytes_for(mx, c) ==
+        Approx(layer_activation_bytes_for(bf16, c) + dense_delta + r * moe_delta));
+  Problem torchao = mx;  // torchao's Float8Linear keeps the 16-bit inputs: no change to the experts' stash
+  torchao.job.knobs.fp8_saves_quantized_inputs = false;
+  CHECK(layer_activation_bytes_for(torchao, c) == Approx(layer_activation_bytes_for(bf16, c)));
 }
