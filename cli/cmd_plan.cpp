@@ -48,6 +48,7 @@ struct PlanArgs {
   std::string html;         // --html FILE: the self-contained report page (cli/html_report.h)
   std::string ep, etp;      // --ep / --etp lists (MoE models, planner/moe_space.h)
   std::string shard_group;  // --shard-group list (HSDP, planner/hsdp_space.h)
+  std::string pipeline_split;  // --pipeline-split even,balanced (planner/pipeline_balance.h)
 };
 
 Result<std::vector<int64_t>> parse_ints(const std::string& text, const char* flag, int64_t lo,
@@ -123,6 +124,16 @@ Result<bool> narrow(const PlanArgs& a, SearchSpace& s) {
     auto v = parse_names<Recompute>(a.recompute, "--recompute", parse_recompute, "use none, selective or full");
     if (!v) return v.error();
     s.recompute = *v;
+  }
+  if (!a.pipeline_split.empty()) {
+    auto parse_split = [](const std::string& t) -> std::optional<int> {
+      if (t == "even") return 0;
+      if (t == "balanced") return 1;
+      return std::nullopt;
+    };
+    auto v = parse_names<int>(a.pipeline_split, "--pipeline-split", parse_split, "use even, balanced, or even,balanced");
+    if (!v) return v.error();
+    s.pipeline_split = *v;
   }
   if (!a.schedule.empty()) {
     auto v = parse_names<ScheduleKind>(a.schedule, "--schedule", parse_schedule,
@@ -345,6 +356,12 @@ void add_narrowing_options(CLI::App* sub, PlanArgs& a) {
   allowed_values(sub->add_option("--schedule", a.schedule, "Schedules to try, comma-separated (default: all)"),
                  {"gpipe", "1f1b", "interleaved", "zb-h1"});
   sub->add_option("--virtual-stages", a.virtual_stages, "Interleaved virtual stages to try (default: all)");
+  allowed_values(sub->add_option("--pipeline-split", a.pipeline_split,
+                                 "Layer splits over the pipeline chunks to try, comma-separated: even (as even as "
+                                 "possible), balanced (the chunk with the LM head and MTP modules gets fewer layers, so "
+                                 "the ranks' FLOPs even out; megatron and meshplan only, stated as Megatron's "
+                                 "--pipeline-model-parallel-layout) (default: both)"),
+                 {"even", "balanced"});
   sub->add_flag("--sequence-parallel", a.sp_on, "Only plans with sequence parallelism");
   sub->add_flag("--no-sequence-parallel", a.sp_off, "Only plans without sequence parallelism");
   sub->add_flag("--dp-overlap", a.overlap_on, "Only plans that overlap DP communication");

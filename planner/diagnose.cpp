@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/framework.h"
+
 namespace meshplan {
 
 namespace {
@@ -108,9 +110,22 @@ Error layout_error(const Problem& p, const SearchOptions& opt, const SearchResul
                   "every pipeline depth left exceeds num_hidden_layers=" + str(p.model.num_layers),
                   "allow fewer pipeline stages");
     default:
-      return make("--gpus", str(p.job.gpus), "no tp*pp left divides the GPU count",
-                  "use a GPU count that is a multiple of tp*pp, or other --tp/--pp values");
+      break;
   }
+  // The framework's equal-chunk rule (core/framework.h) may have emptied the --pp list before the search.
+  const FrameworkSpec f = framework_spec(p.job.framework);
+  const int64_t L = p.model.num_layers;
+  if (f.equal_pipeline_chunks && !opt.space.pp.empty() &&
+      std::none_of(opt.space.pp.begin(), opt.space.pp.end(), [&](int pp) { return L % pp == 0; })) {
+    std::string pps;
+    for (int pp : opt.space.pp) pps += (pps.empty() ? "" : ",") + str(pp);
+    return make("--pp", pps,
+                std::string("framework ") + f.name + " needs num_hidden_layers=" + str(L) +
+                    " in equal pipeline chunks, and no pipeline depth given divides it",
+                "use a --pp dividing " + str(L) + ", or --framework megatron (uneven splits)");
+  }
+  return make("--gpus", str(p.job.gpus), "no tp*pp left divides the GPU count",
+              "use a GPU count that is a multiple of tp*pp, or other --tp/--pp values");
 }
 
 template <class T>

@@ -1,6 +1,8 @@
 // The search space: per-dimension domains, validity rules by reason, and the plain enumerator.
 #include "planner/enumerate.h"
 
+#include "planner/pipeline_balance.h"
+
 #include <algorithm>
 #include <cassert>
 
@@ -11,6 +13,7 @@
 #include "planner/hsdp_space.h"
 #include "planner/moe_space.h"
 #include "planner/offload_space.h"
+#include "planner/pipeline_balance.h"
 
 namespace meshplan {
 
@@ -125,21 +128,45 @@ static std::vector<int> default_virtual_stages(const Problem& p, int pp) {
   return out;
 }
 
+// Each schedule with the even split and, where the framework takes uneven chunks (Megatron's
+// --pipeline-model-parallel-layout, meshplan's executor) and it differs, the head-aware balanced split
+// (planner/pipeline_balance.h); --pipeline-split narrows to one of them.
+static std::vector<ScheduleChoice> with_balanced_splits(const Problem& p, const SearchSpace& s, int pp,
+                                                        const std::vector<ScheduleChoice>& choices) {
+  const bool want_even = s.pipeline_split.empty() || std::count(s.pipeline_split.begin(), s.pipeline_split.end(), 0);
+  const bool want_balanced =
+      s.pipeline_split.empty() || std::count(s.pipeline_split.begin(), s.pipeline_split.end(), 1);
+  const bool uneven_ok = !framework_spec(p.job.framework).equal_pipeline_chunks;
+  std::vector<ScheduleChoice> out;
+  for (const ScheduleChoice& sc : choices) {
+    std::vector<int> balanced;
+    if (pp > 1 && uneven_ok && want_balanced) balanced = balanced_layers_per_chunk(p, pp, sc.virtual_stages);
+    // Without a balanced split that differs, the even one stands for it (the rules still apply to it).
+    if (want_even || balanced.empty()) out.push_back(sc);
+    if (!balanced.empty()) {
+      ScheduleChoice b = sc;
+      b.layers_per_chunk = balanced;
+      out.push_back(b);
+    }
+  }
+  return out;
+}
+
 static std::vector<ScheduleChoice> schedule_domain(const Problem& p, const SearchSpace& s, int pp) {
   const std::vector<ScheduleKind> all = {ScheduleKind::OneFOneB, ScheduleKind::Interleaved,
                                          ScheduleKind::ZeroBubbleH1, ScheduleKind::GPipe};
   std::vector<ScheduleChoice> out;
-  if (pp == 1 && s.schedule.empty()) return {{ScheduleKind::OneFOneB, 1}};
+  if (pp == 1 && s.schedule.empty()) return {{ScheduleKind::OneFOneB, 1, {}}};
   for (ScheduleKind k : s.schedule.empty() ? all : s.schedule) {
     if (k != ScheduleKind::Interleaved) {
-      out.push_back({k, 1});
+      out.push_back({k, 1, {}});
       continue;
     }
     std::vector<int> vs = s.virtual_stages.empty() ? default_virtual_stages(p, pp) : s.virtual_stages;
     if (pp == 1) vs = {s.virtual_stages.empty() ? 2 : s.virtual_stages.front()};  // rejected: pp < 2
-    for (int v : vs) out.push_back({k, v});
+    for (int v : vs) out.push_back({k, v, {}});
   }
-  return out;
+  return with_balanced_splits(p, s, pp, out);
 }
 
 LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, int cp) {
@@ -246,6 +273,7 @@ ParallelConfig make_candidate(const Problem& p, const LayoutDims& d, int64_t mic
   c.sequence_parallel = sp != 0;
   c.schedule = sc.kind;
   c.virtual_stages = sc.virtual_stages;
+  c.layers_per_stage = sc.layers_per_chunk;
   c.dp_overlap = overlap != 0;
   c.ep = d.ep;
   c.etp = d.etp;

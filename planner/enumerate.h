@@ -29,6 +29,7 @@ struct SearchSpace {
   std::vector<int> ep;                  // --ep (MoE models; planner/moe_space.h)
   std::vector<int> etp;                 // --etp
   std::vector<int> shard_group;         // --shard-group (HSDP, ZeRO 1-3; 0 = plain); planner/hsdp_space.h
+  std::vector<int> pipeline_split;      // --pipeline-split even/balanced as 0/1; empty = both
 };
 
 /// Why a candidate was rejected. Each rejected configuration is counted once, under the first rule
@@ -75,6 +76,10 @@ struct ZeroChoice {
 struct ScheduleChoice {
   ScheduleKind kind = ScheduleKind::OneFOneB;
   int virtual_stages = 1;
+  /// Layers per chunk; empty = the even split. The search tries each schedule with the even split and,
+  /// where the framework takes uneven chunks and it differs, with the head-aware balanced one
+  /// (planner/pipeline_balance.h).
+  std::vector<int> layers_per_chunk;
 };
 
 /// The lists a layout (tp, pp) iterates over; every list is in search order.

@@ -140,11 +140,24 @@ std::string breakdown_table(const SearchResult& r) {
 
 }  // namespace
 
+// A chunk split in run-length form, "4x15,1" for 15 chunks of 4 layers and one of 1.
+static std::string split_text(const std::vector<int>& chunks) {
+  std::string out;
+  for (size_t i = 0; i < chunks.size();) {
+    size_t j = i;
+    while (j < chunks.size() && chunks[j] == chunks[i]) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(chunks[i]) + (j - i > 1 ? "x" + std::to_string(j - i) : "");
+    i = j;
+  }
+  return out;
+}
+
 std::string schedule_text(const ParallelConfig& c) {
   if (c.pp == 1) return "-";
+  const std::string split = c.layers_per_stage.empty() ? "" : " [" + split_text(c.layers_per_stage) + "]";
   if (c.schedule == ScheduleKind::Interleaved)
-    return "interleaved v=" + std::to_string(c.virtual_stages);
-  return to_string(c.schedule);
+    return "interleaved v=" + std::to_string(c.virtual_stages) + split;
+  return to_string(c.schedule) + split;
 }
 
 // ZeRO stage, and under HSDP "/" its shard group in DP ranks ("3/8": ZeRO-3 within groups of 8).

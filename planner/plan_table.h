@@ -13,7 +13,8 @@ namespace meshplan {
 std::string describe_config(const ParallelConfig& c);
 /// ZeRO stage, with "/N" under HSDP (shard group of N DP ranks): "3", "3/8".
 std::string zero_text(const ParallelConfig& c);
-/// Schedule column text: "1f1b", "interleaved v=2", "-" when pp == 1.
+/// Schedule column text: "1f1b", "interleaved v=2", "-" when pp == 1; an uneven chunk split follows in
+/// run-length form, "1f1b [4x15,1]" (planner/pipeline_balance.h).
 std::string schedule_text(const ParallelConfig& c);
 
 /// 466608 -> "466,608".

@@ -2,6 +2,7 @@
 #include "planner/ranking.h"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 namespace meshplan {
@@ -63,7 +64,8 @@ static int schedule_rank(ScheduleKind k) {
 static auto order_key(const ParallelConfig& c) {
   return std::make_tuple(c.pp, c.tp, c.zero_stage, schedule_rank(c.schedule), c.virtual_stages,
                          static_cast<int>(c.recompute), !c.sequence_parallel, -c.micro_batch_size,
-                         !c.dp_overlap, c.ep, c.etp, c.shard_group);  // ep, etp, shard group last: 1, 1, 0 by default
+                         !c.dp_overlap, c.ep, c.etp, c.shard_group,  // ep, etp, shard group last: 1, 1, 0 by default
+                         std::cref(c.layers_per_stage));              // the even split (empty) before a balanced one
 }
 
 bool config_less(const ParallelConfig& a, const ParallelConfig& b) {

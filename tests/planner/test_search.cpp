@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <map>
+#include <vector>
 #include <tuple>
 
 #include "core/framework.h"
@@ -177,14 +178,14 @@ TEST_CASE("the pipeline floor of a bare sibling bounds every ZeRO/overlap siblin
   for (const Problem& p : {problem("llama-2-7b", "a100-40gb-sxm", 16, 64, 4096),
                            problem("megatron-gpt-22b", "h100-80gb-sxm", 24, 96, 2048),
                            problem("llama-2-70b", "a100-80gb-sxm", 64, 256, 4096), titan}) {
-    using Key = std::tuple<int, int, int64_t, int, int, bool, int>;
+    using Key = std::tuple<int, int, int64_t, int, int, bool, int, std::vector<int>>;
     std::map<Key, std::pair<double, double>> groups;  // max bare floor, min sibling step
     int64_t siblings = 0;
     for_each_config(p, SearchSpace{}, [&](const ParallelConfig& c, Reason why, int64_t) {
       if (why != Reason::None) return;
       const StepEstimate e = estimate_step(p, c);
       const Key k{c.tp, c.pp, c.micro_batch_size, static_cast<int>(c.schedule), c.virtual_stages,
-                  c.sequence_parallel, static_cast<int>(c.recompute)};
+                  c.sequence_parallel, static_cast<int>(c.recompute), c.layers_per_stage};
       auto it = groups.emplace(k, std::make_pair(0.0, 1e300)).first;
       if (!c.dp_overlap || c.dp == 1) it->second.first = std::max(it->second.first, pipeline_floor_s(e));
       it->second.second = std::min(it->second.second, e.time.step_s);

@@ -1,0 +1,24 @@
+// A pipeline split that evens out the stages' work when the last chunk also carries the LM head (and MTP modules).
+#pragma once
+#include <vector>
+
+#include "core/parallel_config.h"
+
+namespace meshplan {
+
+/// Layers per model chunk (pp x v chunks, chunk c on pipeline rank c % pp) that even out the pipeline
+/// ranks' forward FLOPs, the last chunk also running the LM head, its loss and any multi-token-prediction
+/// modules (costmodel/mtp.h); empty when it would not lower the busiest rank's work below the even split's
+/// (core layers_per_chunk), or pp < 2.
+/// Practice it follows: Llama 3 "reduce[s] one Transformer layer each from the first and the last stages"
+/// to balance its pipeline (Llama 3 herd paper, sec. 3.3.2), Megatron-Core's
+/// account_for_embedding/loss_in_pipeline_split count those as one layer each, and Megatron-Bridge's
+/// DeepSeek-V3 layout gives the chunk with the MTP layer and loss one decoder layer (Et*4|...|tmL).
+/// With f = the mean layer's forward FLOPs per token and x = (LM head + MTP modules) / f layers, a rank
+/// should carry W = (L + x) / pp layer-units: the last rank gets round(W - x) layers (at least one per
+/// chunk), the others share the rest as evenly as possible (the extra layers to the middle ranks, as the
+/// even split); inside a rank the chunks differ by at most one layer, the head's chunk holding the fewer.
+/// The embedding lookup is memory bound and is not counted.
+std::vector<int> balanced_layers_per_chunk(const Problem& p, int pp, int virtual_stages);
+
+}  // namespace meshplan
