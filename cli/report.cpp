@@ -16,6 +16,7 @@
 #include "core/megatron_overlap.h"
 #include "core/recompute_modules.h"
 #include "costmodel/fp8_params.h"
+#include "planner/plan_table.h"
 #include "meshplan_version.h"
 
 namespace meshplan::cli {
@@ -219,6 +220,7 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
             : "")
     << " sp=" << (c.sequence_parallel ? "on" : "off")
     << " schedule=" << to_string(c.schedule) << " v=" << c.virtual_stages
+    << (c.layers_per_stage.empty() ? "" : " layers=" + layers_text(c.layers_per_stage))
     << (c.ep > 1 || c.etp > 1 ? " ep=" + std::to_string(c.ep) + " etp=" + std::to_string(c.etp) : "") << "\n";
   return o.str();
 }

@@ -140,8 +140,7 @@ std::string breakdown_table(const SearchResult& r) {
 
 }  // namespace
 
-// A chunk split in run-length form, "4x15,1" for 15 chunks of 4 layers and one of 1.
-static std::string split_text(const std::vector<int>& chunks) {
+std::string layers_text(const std::vector<int>& chunks) {
   std::string out;
   for (size_t i = 0; i < chunks.size();) {
     size_t j = i;
@@ -154,7 +153,7 @@ static std::string split_text(const std::vector<int>& chunks) {
 
 std::string schedule_text(const ParallelConfig& c) {
   if (c.pp == 1) return "-";
-  const std::string split = c.layers_per_stage.empty() ? "" : " [" + split_text(c.layers_per_stage) + "]";
+  const std::string split = c.layers_per_stage.empty() ? "" : " [" + layers_text(c.layers_per_stage) + "]";
   if (c.schedule == ScheduleKind::Interleaved)
     return "interleaved v=" + std::to_string(c.virtual_stages) + split;
   return to_string(c.schedule) + split;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/parallel_config.h"
 #include "planner/search.h"
@@ -16,6 +17,8 @@ std::string zero_text(const ParallelConfig& c);
 /// Schedule column text: "1f1b", "interleaved v=2", "-" when pp == 1; an uneven chunk split follows in
 /// run-length form, "1f1b [4x15,1]" (planner/pipeline_balance.h).
 std::string schedule_text(const ParallelConfig& c);
+/// Layers per chunk in run-length form: "4x15,1" for 15 chunks of 4 layers and one of 1.
+std::string layers_text(const std::vector<int>& chunks);
 
 /// 466608 -> "466,608".
 std::string group_thousands(int64_t n);
