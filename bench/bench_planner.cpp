@@ -8,6 +8,7 @@
 
 #include "core/framework.h"
 #include "core/io.h"
+#include "planner/plan_table.h"
 #include "planner/search.h"
 
 using namespace meshplan;
@@ -45,7 +46,8 @@ std::string describe(const ParallelConfig& c) {
                 c.tp, c.pp, c.dp, c.zero_stage, c.shard_group, static_cast<long long>(c.micro_batch_size),
                 static_cast<long long>(c.num_micro_batches), to_string(c.schedule), c.virtual_stages,
                 to_string(c.recompute), c.sequence_parallel ? 1 : 0, c.dp_overlap ? 1 : 0);
-  return buf;
+  // An uneven (balanced) chunk split, run-length (planner/pipeline_balance.h).
+  return c.layers_per_stage.empty() ? std::string(buf) : std::string(buf) + " layers=" + layers_text(c.layers_per_stage);
 }
 
 bool load(const Case& k, Problem& p) {
