@@ -19,6 +19,7 @@
 #include "core/loss_chunk.h"
 #include "costmodel/estimate.h"
 #include "executor/backend_factory.h"
+#include "executor/job_support.h"
 #include "executor/mpi/mpi_comm.h"
 #include "executor/mpi/process_groups.h"
 #include "executor/train/host_names.h"
@@ -137,6 +138,9 @@ Result<bool> check_training_flags(const RunArgs& a) {
 
 Result<bool> check_runnable(const RunArgs& a, const Setup& s, const RunPrediction& pred, int world) {
   const std::string where = error_source(a);
+  ErrorList unsupported;
+  check_executor_job(s.problem, where, unsupported);  // executor/job_support.h
+  if (!unsupported.empty()) return unsupported.front();
   if (auto ok = check_world_size(s.config, world, where); !ok) return ok;
   if (auto ok = check_memory_limit(a, pred, where); !ok) return ok;
   return check_training_flags(a);

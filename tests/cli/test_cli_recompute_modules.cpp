@@ -84,3 +84,16 @@ TEST_CASE("recompute-modules refusals are one line and exit 2") {
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("meshplan run refuses a plan with recompute modules in one line, exit 2") {
+  const std::string plan = scratch_dir() + "/recompute-modules-run.json";
+  CliResult est = run_cli("estimate --model " + source_path("examples/models/llama-tiny.yaml") +
+                          " --hardware a100-80gb-sxm --gpus 1 --global-batch 4 --seq 128 --framework megatron "
+                          "--recompute selective --recompute-modules mlp --output " + plan);
+  INFO(est.err);
+  REQUIRE(est.exit_code == 0);
+  CliResult run = run_cli("run --plan " + plan + " --steps 1");
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("recompute_modules=mlp") != std::string::npos);
+  CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+}
