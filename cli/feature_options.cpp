@@ -292,13 +292,7 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.knobs.tp_comm_overlap) j["tp_comm_overlap"] = true;
   if (job.knobs.param_gather_overlap) j["overlap_param_gather"] = true;
   if (job.knobs.fused_grouped_mlp) j["fused_grouped_mlp"] = true;
-  if (job.knobs.recompute_modules != 0) {
-    ojson names = ojson::array();
-    std::string text = recompute_modules_text(job.knobs.recompute_modules) + ",";
-    for (size_t at = 0, comma; (comma = text.find(',', at)) != std::string::npos; at = comma + 1)
-      names.push_back(text.substr(at, comma - at));
-    j["recompute_modules"] = names;
-  }
+  if (job.knobs.recompute_modules != 0) j["recompute_modules"] = recompute_module_names(job.knobs.recompute_modules);
   add_fsdp_job_json(j, job);
 }
 

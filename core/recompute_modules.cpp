@@ -18,10 +18,16 @@ constexpr Name kNames[] = {{kRecomputeCoreAttn, "core_attn"},       {kRecomputeM
                            {kRecomputeSharedExperts, "shared_experts"}};
 }  // namespace
 
-std::string recompute_modules_text(uint32_t modules) {
-  std::string out;
+std::vector<std::string> recompute_module_names(uint32_t modules) {
+  std::vector<std::string> out;
   for (const Name& n : kNames)
-    if (modules & n.bit) out += (out.empty() ? "" : ",") + std::string(n.text);
+    if (modules & n.bit) out.emplace_back(n.text);
+  return out;
+}
+
+std::string recompute_modules_text(uint32_t modules, const std::string& separator) {
+  std::string out;
+  for (const std::string& name : recompute_module_names(modules)) out += (out.empty() ? "" : separator) + name;
   return out;
 }
 

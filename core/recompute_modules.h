@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 
@@ -33,8 +34,10 @@ enum RecomputeModule : uint32_t {
   kRecomputeSharedExperts = 1u << 6,
 };
 
-/// "core_attn,moe_act,..." in Megatron's docstring order; "" for 0.
-std::string recompute_modules_text(uint32_t modules);
+/// The names of the set bits in Megatron's docstring order (what its list fields take).
+std::vector<std::string> recompute_module_names(uint32_t modules);
+/// Those names joined by `separator`: "core_attn,moe_act" by default; "" for 0.
+std::string recompute_modules_text(uint32_t modules, const std::string& separator = ",");
 /// Inverse: names separated by commas (or spaces, as Megatron's CLI takes them). nullopt on an
 /// unknown or repeated name or an empty list; `bad` then holds the offending name.
 std::optional<uint32_t> parse_recompute_modules(const std::string& s, std::string* bad = nullptr);

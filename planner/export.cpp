@@ -92,11 +92,8 @@ void memory_args(const Problem& p, const ParallelConfig& c, ArgList& a) {
   if (c.recompute == Recompute::Selective) a.arg("--recompute-granularity", "selective");
   // Megatron-Core's recompute modules (core/recompute_modules.h), as costed; list fields of its
   // TransformerConfig take space-separated values (megatron/training/argument_utils.py, nargs "+").
-  if (c.recompute == Recompute::Selective && p.job.knobs.recompute_modules != 0) {
-    std::string names = recompute_modules_text(p.job.knobs.recompute_modules);
-    std::replace(names.begin(), names.end(), ',', ' ');
-    a.arg("--recompute-modules", names);
-  }
+  if (c.recompute == Recompute::Selective && p.job.knobs.recompute_modules != 0)
+    a.arg("--recompute-modules", recompute_modules_text(p.job.knobs.recompute_modules, " "));
   if (c.recompute == Recompute::Full) {
     a.arg("--recompute-granularity", "full");
     a.arg("--recompute-method", "uniform");

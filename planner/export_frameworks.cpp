@@ -163,11 +163,8 @@ std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
   } else if (c.recompute == Recompute::Selective) {
     o << "  activations_checkpoint_granularity: selective\n";
     // Megatron-Core's TransformerConfig field, as mtp_num_layers (planner/mtp_export.h) is passed on.
-    if (p.job.knobs.recompute_modules != 0) {
-      std::string names = recompute_modules_text(p.job.knobs.recompute_modules);
-      for (size_t i = 0; (i = names.find(',', i)) != std::string::npos; i += 2) names.replace(i, 1, ", ");
-      o << "  recompute_modules: [" << names << "]\n";
-    }
+    if (p.job.knobs.recompute_modules != 0)
+      o << "  recompute_modules: [" << recompute_modules_text(p.job.knobs.recompute_modules, ", ") << "]\n";
   } else {
     o << "  activations_checkpoint_granularity: full\n"
       << "  activations_checkpoint_method: uniform\n"
