@@ -13,7 +13,7 @@
 #include "cli/help_text.h"
 #include "core/framework.h"
 #include "core/job_features.h"
-#include "core/recompute_modules.h"
+#include "cli/megatron_list_options.h"
 #include "costmodel/activations.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
@@ -106,12 +106,7 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                 "cutedsl_fused_grouped_mlp): a clamped GLU (GPT-OSS) and expert biases run inside the fused "
                 "grouped kernels instead of as eager PyTorch passes; needs --framework megatron or nemo "
                 "(default off)");
-  sub->add_option("--recompute-modules", o.recompute_modules,
-                  "Megatron-Core's --recompute-modules under --recompute selective (comma-separated): core_attn "
-                  "(the attention core, Korthikanti's selective), moe_act (expert activation), layernorm (norms "
-                  "not fused into a linear: MoE layers' pre-MLP norm, MLA's input norm), mla_up_proj (MLA's Q/KV "
-                  "up-projections and RoPE), mlp (dense layers' MLP), moe (the whole MoE layer), shared_experts; "
-                  "needs --framework megatron or nemo (default: core_attn, i.e. plain --recompute selective)");
+  add_megatron_list_options(sub, o.lists);  // --recompute-modules, --cuda-graphs
   add_fsdp_options(sub, o.fsdp);
 }
 
@@ -122,7 +117,6 @@ void add_cp_option(CLI::App* sub, int& cp) {
 static bool given(CLI::App* app, const char* flag) { return app && app->count(flag) > 0; }
 
 // Megatron-Core's --overlap-moe-expert-parallel-comm and --cpu-offloading: only Megatron-LM and NeMo run them.
-static bool runs_megatron_core_option(Framework f) { return f == Framework::Megatron || f == Framework::Nemo; }
 
 // FP8 primary weights are Megatron-Core's, under one of Transformer Engine's recipes.
 static Result<bool> check_fp8_param_gather(const Job& job, const std::string& where, const std::string& field) {
@@ -240,20 +234,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
                         std::string("add --framework megatron or nemo, or drop ") + flag);
     *knob = on;
   }
-  if (given(o.app, "--recompute-modules")) {  // core/recompute_modules.h
-    std::string bad;
-    const auto m = parse_recompute_modules(o.recompute_modules, &bad);
-    if (!m)
-      return make_error(kCmd, "--recompute-modules", bad.empty() ? o.recompute_modules : bad,
-                        "unknown or repeated recompute module",
-                        "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts, each once");
-    if (!runs_megatron_core_option(job.framework))
-      return make_error(kCmd, "--recompute-modules", o.recompute_modules,
-                        std::string("are Megatron-Core's selective recompute modules; framework ") +
-                            to_string(job.framework) + " does not run them",
-                        "add --framework megatron or nemo, or drop --recompute-modules");
-    job.knobs.recompute_modules = *m;
-  }
+  if (auto r = apply_megatron_list_options(o.lists, o.app, job); !r) return r.error();  // cli/megatron_list_options.h
   if (given(o.app, "--fp8-param-gather")) {
     if (auto ok = check_fp8_param_gather(job, kCmd, "--fp8-param-gather"); !ok) return ok.error();
     job.knobs.fp8_param_gather = o.fp8_param_gather;
@@ -292,7 +273,7 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.knobs.tp_comm_overlap) j["tp_comm_overlap"] = true;
   if (job.knobs.param_gather_overlap) j["overlap_param_gather"] = true;
   if (job.knobs.fused_grouped_mlp) j["fused_grouped_mlp"] = true;
-  if (job.knobs.recompute_modules != 0) j["recompute_modules"] = recompute_module_names(job.knobs.recompute_modules);
+  add_megatron_list_json(j, job);  // recompute_modules, cuda_graphs
   add_fsdp_job_json(j, job);
 }
 
@@ -391,25 +372,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
                         "is Megatron-Core's overlap; framework " + std::string(to_string(job.framework)) + " does not run it",
                         "framework megatron or nemo, or drop the key");
   }
-  if (j.is_object() && j.contains("recompute_modules")) {
-    const ojson& v = j["recompute_modules"];
-    std::string names;
-    bool ok = v.is_array() && !v.empty();
-    for (size_t i = 0; ok && i < v.size(); ++i) {
-      ok = v[i].is_string();
-      if (ok) names += (i ? "," : "") + v[i].get<std::string>();
-    }
-    const auto m = ok ? parse_recompute_modules(names) : std::nullopt;
-    if (!m)
-      return make_error(file, at + ".recompute_modules", v.dump(), "must be a list of distinct recompute module names",
-                        "e.g. [\"mla_up_proj\", \"mlp\"]");
-    if (!runs_megatron_core_option(job.framework))
-      return make_error(file, at + ".recompute_modules", v.dump(),
-                        "are Megatron-Core's recompute modules; framework " + std::string(to_string(job.framework)) +
-                            " does not run them",
-                        "framework megatron or nemo, or drop the key");
-    job.knobs.recompute_modules = *m;
-  }
+  if (auto r = read_megatron_list_json(j, file, at, job); !r) return r.error();  // recompute_modules, cuda_graphs
   auto c = parse_cp_comm(cp_comm);
   if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather, a2a or torch_all_gather");
   job.cp_comm = *c;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/fsdp_options.h"
+#include "cli/megatron_list_options.h"
 #include "cli/report_json.h"
 #include "core/error.h"
 #include "core/parallel_config.h"
@@ -29,14 +30,14 @@ struct FeatureOptions {
   bool tp_comm_overlap = false;          // --tp-comm-overlap (Megatron-Core: TE userbuffers TP overlap)
   bool overlap_param_gather = false;     // --overlap-param-gather (Megatron-Core: distributed optimizer)
   bool fused_grouped_mlp = false;        // --fused-grouped-mlp (Megatron-Core: TE op-fuser expert MLP)
-  std::string recompute_modules;         // --recompute-modules core_attn,moe_act,... (core/recompute_modules.h)
+  MegatronListOptions lists;             // --recompute-modules, --cuda-graphs (cli/megatron_list_options.h)
   FsdpOptions fsdp;                      // --fsdp-forward-prefetch, --fsdp-backward-prefetch (cli/fsdp_options.h)
   CLI::App* app = nullptr;
 };
 
 /// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
 /// --cross-entropy, --moe-a2a-overlap, --moe-dispatcher, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap,
-/// --overlap-param-gather, --fused-grouped-mlp and --recompute-modules (job-level flags), and FSDP's prefetch flags (cli/fsdp_options.h).
+/// --overlap-param-gather, --fused-grouped-mlp, --recompute-modules and --cuda-graphs (job-level flags), and FSDP's prefetch flags (cli/fsdp_options.h).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
 void add_cp_option(CLI::App* sub, int& cp);
@@ -50,7 +51,7 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
 /// fused attention kernel ("attention_kernel"), "torch_compile" and "cross_entropy" only where they
 /// differ from the framework's; "moe_dispatcher" when not alltoall; "moe_a2a_overlap", "activation_offload_layers", "fp8_param_gather",
 /// "tp_comm_overlap", "overlap_param_gather" and "fused_grouped_mlp" only when on, "recompute_modules"
-/// (a list of names) when given.
+/// and "cuda_graphs" (lists of names) when given.
 void add_config_features(ojson& config, const ParallelConfig& c);
 void add_job_features(ojson& job_json, const Job& job);
 /// Reads the job's features back from a plan file's job object (absent keys: the defaults);

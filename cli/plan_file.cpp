@@ -166,7 +166,7 @@ void read_config(JsonReader& r, const ojson& j, const std::string& at, ParallelC
 
 std::optional<Bottleneck> parse_bottleneck(const std::string& s) {
   for (auto b : {Bottleneck::Compute, Bottleneck::TpComm, Bottleneck::PpBubble, Bottleneck::PpComm,
-                 Bottleneck::DpComm, Bottleneck::Optimizer, Bottleneck::Memory})
+                 Bottleneck::DpComm, Bottleneck::Optimizer, Bottleneck::Memory, Bottleneck::Host})
     if (s == to_string(b)) return b;
   return std::nullopt;
 }

@@ -14,6 +14,7 @@
 #include "core/io.h"
 #include "core/job_features.h"
 #include "core/megatron_overlap.h"
+#include "core/cuda_graphs.h"
 #include "core/recompute_modules.h"
 #include "costmodel/fp8_params.h"
 #include "planner/plan_table.h"
@@ -96,10 +97,13 @@ static ojson memory_object(const StepEstimate& e) {
 }
 
 static ojson time_object(const TimeBreakdown& t) {
-  return {{"step_s", report_number(t.step_s)},         {"compute_s", report_number(t.compute_s)},
-          {"tp_comm_s", report_number(t.tp_comm_s)},   {"pp_comm_s", report_number(t.pp_comm_s)},
-          {"pp_bubble_s", report_number(t.pp_bubble_s)}, {"dp_comm_s", report_number(t.dp_comm_s)},
-          {"optimizer_s", report_number(t.optimizer_s)}};
+  ojson j = {{"step_s", report_number(t.step_s)},         {"compute_s", report_number(t.compute_s)},
+             {"tp_comm_s", report_number(t.tp_comm_s)},   {"pp_comm_s", report_number(t.pp_comm_s)},
+             {"pp_bubble_s", report_number(t.pp_bubble_s)}, {"dp_comm_s", report_number(t.dp_comm_s)},
+             {"optimizer_s", report_number(t.optimizer_s)}};
+  // Only where the host bounds Megatron-Core's eager layers (costmodel/host_launch.h): a part of compute_s.
+  if (t.host_wait_s > 0.0) j["host_wait_s"] = report_number(t.host_wait_s);
+  return j;
 }
 
 static ojson throughput_object(const Throughput& t) {
@@ -219,6 +223,7 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
             ? "[" + recompute_modules_text(p.job.knobs.recompute_modules) + "]"
             : "")
     << " sp=" << (c.sequence_parallel ? "on" : "off")
+    << (p.job.knobs.cuda_graphs != 0 ? " graphs=[" + cuda_graph_scopes_text(p.job.knobs.cuda_graphs) + "]" : "")
     << " schedule=" << to_string(c.schedule) << " v=" << c.virtual_stages
     << (c.layers_per_stage.empty() ? "" : " layers=" + layers_text(c.layers_per_stage))
     << (c.ep > 1 || c.etp > 1 ? " ep=" + std::to_string(c.ep) + " etp=" + std::to_string(c.etp) : "") << "\n";
@@ -241,6 +246,8 @@ static std::string memory_table(const StepEstimate& e) {
 static std::string time_table(const TimeBreakdown& t) {
   std::string s = "time per step (exposed):\n";
   s += row("compute", seconds(t.compute_s), percent(t.compute_s, t.step_s));
+  if (t.host_wait_s > 0.0)  // costmodel/host_launch.h; --cuda-graphs captures it away
+    s += row("  of which host wait", seconds(t.host_wait_s), percent(t.host_wait_s, t.step_s));
   s += row("tp communication", seconds(t.tp_comm_s), percent(t.tp_comm_s, t.step_s));
   s += row("pp bubble", seconds(t.pp_bubble_s), percent(t.pp_bubble_s, t.step_s));
   s += row("pp communication", seconds(t.pp_comm_s), percent(t.pp_comm_s, t.step_s));

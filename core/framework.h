@@ -41,6 +41,9 @@ struct FrameworkSpec {
 
 const char* to_string(Framework f);
 std::optional<Framework> parse_framework(const std::string& s);
+/// Megatron-LM and NeMo: the frameworks that run Megatron-Core's own options (its overlaps, recompute
+/// modules, CUDA graph scopes).
+inline bool runs_megatron_core_option(Framework f) { return f == Framework::Megatron || f == Framework::Nemo; }
 /// "megatron, deepspeed, fsdp, torchtitan, nemo or meshplan" for hints and --help.
 std::string framework_names();
 

@@ -149,6 +149,10 @@ struct FrameworkKnobs {
   /// a RecomputeModule bit set, 0 = Megatron's default ["core_attn"] (Korthikanti's selective). Applies
   /// to --recompute selective only, as in Megatron (costmodel/recompute_modules.h).
   uint32_t recompute_modules = 0;
+  /// Megatron-Core's CUDA graph scopes (--cuda-graph-impl, --cuda-graph-scope; core/cuda_graphs.h): a
+  /// CudaGraphScope bit set, 0 = eager. Graphed scopes cost one host call per replay instead of their
+  /// kernels' launches (costmodel/host_launch.h). Off by default, as in Megatron-Core.
+  uint32_t cuda_graphs = 0;
   /// Megatron-Core --cpu-offloading --cpu-offloading-num-layers N (activations only, as Megatron-Bridge's
   /// presets set it: cpu_offloading_weights False): Transformer Engine moves the saved activations of the
   /// first N transformer layers to host memory during the forward and reloads them in the backward

@@ -87,6 +87,8 @@ namespace meshplan::io_detail {
 void read_run_layout(Reader& r, const YAML::Node& n, const std::string& path, ValidationRun& run);
 /// recompute_modules (core/io_validation_recompute.cpp).
 void read_run_recompute(Reader& r, const YAML::Node& n, const std::string& path, ValidationRun& run);
+/// cuda_graphs (core/io_validation_recompute.cpp).
+void read_run_graphs(Reader& r, const YAML::Node& n, const std::string& path, ValidationRun& run);
 
 /// Shortest decimal text of v/scale such that parsing it and multiplying by `scale` gives v back
 /// exactly: "80" for 80e9 bytes at scale 1e9. Deterministic, round-trip safe.

@@ -59,7 +59,7 @@ const std::set<std::string> kRunKeys = {
     "grad_accumulation_pass", "cross_entropy", "unpad_attention", "compile", "norm_type", "fused_kernel",
     "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
     "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused",
-    "model_code", "layers_per_stage", "mtp_layers", "moe_dispatcher", "recompute_modules"};
+    "model_code", "layers_per_stage", "mtp_layers", "moe_dispatcher", "recompute_modules", "cuda_graphs"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
@@ -249,6 +249,7 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
       r.number(n, "memory_gib", path + ".memory_gib", 0.0, "published peak memory per GPU, GiB");
   run.async_tp = r.boolean(n, "async_tp", path + ".async_tp", false, "true|false");
   io_detail::read_run_recompute(r, n, path, run);  // recompute_modules (core/io_validation_recompute.cpp)
+  io_detail::read_run_graphs(r, n, path, run);     // cuda_graphs (the same file)
   io_detail::read_run_layout(r, n, path, run);  // layers_per_stage, mtp_layers (core/io_validation_layout.cpp)
   r.text(n, "tokens_per_batch_published", path + ".tokens_per_batch_published", std::string(),
          "the source's batch size in tokens, as printed (documentation)");

@@ -5,6 +5,7 @@
 
 #include "core/checked.h"
 #include "core/megatron_overlap.h"
+#include "core/cuda_graphs.h"
 #include "core/recompute_modules.h"
 
 namespace meshplan {
@@ -173,6 +174,7 @@ void validate_features(const Problem& p, const ParallelConfig& c, const std::str
                            "use an H100/H200 profile, add the table (hardware-profiles/README.md), or --fp8 current"));
   check_ac_policy(p, c, w, e);
   check_recompute_modules(p, w, e);
+  check_cuda_graphs(p, c, w, e);
   const std::string why = compression_zero_rule(p.job.compression, c.zero_stage);
   if (!why.empty())
     e.push_back(make_error(w, "--grad-compression", grad_compression_text(p.job), why, "use --zero 0"));

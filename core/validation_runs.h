@@ -74,6 +74,7 @@ struct ValidationRun {
   std::optional<int64_t> mtp_layers;    // `mtp_layers:` MTP modules trained, overriding the model's
   std::string moe_dispatcher;           // `moe_dispatcher:` alltoall | deepep | hybridep; "" = alltoall
   uint32_t recompute_modules = 0;       // `recompute_modules:` Megatron-Core selective modules (core/recompute_modules.h)
+  uint32_t cuda_graphs = 0;             // `cuda_graphs:` Megatron-Core CUDA graph scopes (core/cuda_graphs.h)
   // Recorded, not costed: torchtitan's async TP (`async_tp:`; costmodel/README.md says why).
   bool async_tp = false;
 };

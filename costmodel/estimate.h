@@ -8,7 +8,8 @@
 namespace meshplan {
 
 /// What limits a configuration's step time most (largest exposed term), or memory if it does not fit.
-enum class Bottleneck { Compute, TpComm, PpBubble, PpComm, DpComm, Optimizer, Memory };
+/// Host: the GPU mostly waits on the host to issue eager kernels (TimeBreakdown::host_wait_s). New values at the end.
+enum class Bottleneck { Compute, TpComm, PpBubble, PpComm, DpComm, Optimizer, Memory, Host };
 const char* to_string(Bottleneck b);
 
 /// Per-GPU bytes on the worst pipeline stage (the stage with the largest peak).
@@ -31,6 +32,7 @@ struct TimeBreakdown {
   double pp_bubble_s = 0;    // pipeline fill and drain
   double dp_comm_s = 0;      // DP gradient reduction / ZeRO collectives not hidden by backward
   double optimizer_s = 0;    // optimizer step (memory bound)
+  double host_wait_s = 0;    // part of compute_s: the GPU waiting on the host to issue work (costmodel/host_launch.h)
 };
 
 struct Throughput {

@@ -59,13 +59,17 @@ double moe_load_factor(const Job& job) {
   return job.moe_capacity_factor > 0.0 ? std::min(imbalance, std::max(1.0, job.moe_capacity_factor)) : imbalance;
 }
 
-void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerCompute& c) {
+namespace {
+// One mean layer's routed-expert parts, seconds per micro-batch before the weighting by r.
+struct ExpertTimes {
+  double gemms = 0, gemms_backward = 0, router = 0, act = 0, perm_forward = 0, perm_backward = 0;
+};
+
+ExpertTimes expert_times(const Problem& p, const ParallelConfig& cfg) {
   const ModelSpec& m = p.model;
-  if (!m.moe.enabled()) return;
   const HardwareProfile& hw = p.hardware;
   const double peak = job_peak_flops(p);
   const double expert_peak = linear_gemm_peak(p, peak);  // TE GroupedLinear runs in FP8 under fp8_autocast
-  const double r = moe_layer_fraction(m);
   const double E = d(m.moe.num_experts), k = d(m.moe.experts_per_token);
   const double h = d(m.hidden_size), fe = d(m.moe.expert_intermediate_size) / cfg.etp;
   const double T = moe_local_tokens(p, cfg);
@@ -80,32 +84,52 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
     return local_experts * (gemm_time_s(hw, gemm_peak, gated_mats(m) * 2.0 * tokens_per_expert * h * fe) +
                             gemm_time_s(hw, gemm_peak, 2.0 * tokens_per_expert * fe * h));
   };
-  const double expert_gemms = experts_at(expert_peak);
-  const double expert_gemms_backward = experts_at(linear_gemm_backward_peak(p, peak));  // dgrad, wgrad (fp8.h)
-  const double router = gemm_time_s(hw, peak, 2.0 * T * h * E);
+  ExpertTimes t;
+  t.gemms = experts_at(expert_peak);
+  t.gemms_backward = experts_at(linear_gemm_backward_peak(p, peak));  // dgrad, wgrad (fp8.h)
+  t.router = gemm_time_s(hw, peak, 2.0 * T * h * E);
   // The dispatcher's permutations (costmodel/moe_dispatch_traffic.h); the activation function reads
   // the gate/up outputs and writes its output (6 bytes per intermediate element gated, 4 plain),
   // over the routed*etp rows the local experts see.
   const double routed = load * k * T;
   const DispatchTraffic perm =
       dispatch_traffic_bytes(routed, h, cfg.etp, static_cast<int>(local_experts), activation_element_bytes(p.job.dtype));
-  const double act = memory_bound_time_s(hw, (stash_factor(m) * 2.0) * routed * cfg.etp * fe);
-  const double fwd = r * (expert_gemms + router + act + memory_bound_time_s(hw, perm.forward_bytes));
+  t.act = memory_bound_time_s(hw, (stash_factor(m) * 2.0) * routed * cfg.etp * fe);
+  t.perm_forward = memory_bound_time_s(hw, perm.forward_bytes);
+  t.perm_backward = memory_bound_time_s(hw, perm.backward_bytes);
+  return t;
+}
+}  // namespace
+
+double expert_forward_s(const Problem& p, const ParallelConfig& cfg) {
+  if (!p.model.moe.enabled()) return 0.0;
+  const ExpertTimes t = expert_times(p, cfg);
+  return moe_layer_fraction(p.model) * (t.gemms + t.act + t.perm_forward);
+}
+
+void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerCompute& c) {
+  const ModelSpec& m = p.model;
+  if (!m.moe.enabled()) return;
+  const HardwareProfile& hw = p.hardware;
+  const double r = moe_layer_fraction(m);
+  const ExpertTimes t = expert_times(p, cfg);
+  const double fwd = r * (t.gemms + t.router + t.act + t.perm_forward);
   c.forward_s += fwd;
-  c.dx_gemm_s += r * (expert_gemms_backward + router);
-  c.backward_input_s +=
-      r * (expert_gemms_backward + router + 2.0 * act + memory_bound_time_s(hw, perm.backward_bytes));
-  c.backward_weight_s += r * (expert_gemms_backward + router);
+  c.dx_gemm_s += r * (t.gemms_backward + t.router);
+  c.backward_input_s += r * (t.gemms_backward + t.router + 2.0 * t.act + t.perm_backward);
+  c.backward_weight_s += r * (t.gemms_backward + t.router);
   c.recompute_s += recomputed_layer_share(p.job.ac_policy, cfg.recompute) * fwd;  // costmodel/ac_policy.h
   // Megatron-Core's recompute modules (core/recompute_modules.h): moe_act reruns the activation, moe the
   // whole MoE layer (its shared experts too), shared_experts those alone (their GEMMs, TP-split).
   const uint32_t modules = active_recompute_modules(p, cfg);
+  const double expert_peak = linear_gemm_peak(p, job_peak_flops(p));
+  const double T = moe_local_tokens(p, cfg), h = d(m.hidden_size);
   const double fs = d(m.moe.num_shared_experts) * d(m.moe.shared_expert_intermediate_size);
   const double shared = gemm_time_s(hw, expert_peak, gated_mats(m) * 2.0 * T * h * fs) +
                         gemm_time_s(hw, expert_peak, 2.0 * T * fs * h);
   if (modules & kRecomputeMoe) c.recompute_s += fwd + r * shared;
   else {
-    if (modules & kRecomputeMoeAct) c.recompute_s += r * act;
+    if (modules & kRecomputeMoeAct) c.recompute_s += r * t.act;
     if (modules & kRecomputeSharedExperts) c.recompute_s += r * shared;
   }
 }

@@ -34,6 +34,11 @@ double moe_load_factor(const Job& job);
 /// under full recompute).
 void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerCompute& c);
 
+/// The part of add_expert_compute's forward after the token dispatch, per mean layer (r-weighted): the
+/// local experts' GEMMs, their activation function and the permutations; costmodel/host_launch.h
+/// weighs it against the host's post-sync issue time. 0 for dense models.
+double expert_forward_s(const Problem& p, const ParallelConfig& cfg);
+
 /// One all-to-all of `bytes` (each rank's send buffer) over an EP group of `n` ranks `stride`
 /// ranks apart. Peers inside the NVLink domain (HardwareProfile::nvlink_domain()) are reached over
 /// intra_node links, the others over inter_node; both tiers run concurrently, so the slower sets the

@@ -19,6 +19,7 @@
 #include "costmodel/hsdp.h"
 #include "costmodel/memory.h"
 #include "costmodel/moe_a2a_overlap.h"
+#include "costmodel/host_launch.h"
 #include "costmodel/moe_cost.h"
 #include "costmodel/moe_layout.h"
 #include "costmodel/mtp.h"
@@ -36,6 +37,7 @@ const char* to_string(Bottleneck b) {
     case Bottleneck::DpComm: return "dp_comm";
     case Bottleneck::Optimizer: return "optimizer";
     case Bottleneck::Memory: return "memory";
+    case Bottleneck::Host: return "host";
   }
   return "?";
 }
@@ -58,6 +60,8 @@ LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
   lc.comm = layer_tp_comm(p, cfg, lc.compute);
   add_expert_comm(p, cfg, lc.comm);  // MoE dispatch/combine all-to-all (costmodel/moe_cost.h)
   hide_expert_comm(p, cfg, lc.compute, lc.comm);  // combined 1F1B EP overlap (costmodel/moe_a2a_overlap.h)
+  // Megatron-Core's eager layers: the GPU waits where the host issues slower (costmodel/host_launch.h).
+  apply_host_launch_floor(p, cfg, expert_forward_s(p, cfg), lc.compute, lc.comm);
   lc.ends = ends_compute(p, cfg);
   lc.mtp_layers = static_cast<int>(p.model.mtp_layers);
   lc.mtp = mtp_times(p, cfg, lc.ends);
@@ -117,6 +121,7 @@ StageTimes stage_times_from(const Problem& p, const ParallelConfig& cfg, const L
     st.backward_weight_s += c.backward_weight_s + accumulate;
     st.tp_comm_s += comm;
     st.compute_s += c.forward_s + c.backward_input_s + c.backward_weight_s + accumulate - comm;
+    st.host_wait_s += c.layers * lc.compute.host_idle_s;
   }
   return st;
 }
@@ -265,10 +270,11 @@ double optimizer_time_s(const Problem& p, const ParallelConfig& cfg, int stage) 
 
 static Bottleneck largest_term(const TimeBreakdown& t) {
   Bottleneck b = Bottleneck::Compute;
-  double best = t.compute_s;
+  double best = t.compute_s - t.host_wait_s;  // the GPU's own work
   auto consider = [&](double v, Bottleneck k) {
     if (v > best) { best = v; b = k; }
   };
+  consider(t.host_wait_s, Bottleneck::Host);
   consider(t.tp_comm_s, Bottleneck::TpComm);
   consider(t.pp_bubble_s, Bottleneck::PpBubble);
   consider(t.pp_comm_s, Bottleneck::PpComm);
@@ -346,6 +352,7 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
   // DP/ZeRO communication hidden behind backward slows that backward (kOverlapComputeSlowdown).
   t.compute_s = M * worst.st.compute_s + kOverlapComputeSlowdown * dp_hidden;
   t.tp_comm_s = M * worst.st.tp_comm_s;
+  t.host_wait_s = M * worst.st.host_wait_s;
   // Fill and drain: every other stage's per-micro-batch time once (Narayanan et al. 2021: (P-1)
   // stage times for equal stages), divided by v for the interleaved schedule.
   t.pp_bubble_s = (unit_sum - worst_unit) / (cfg.schedule == ScheduleKind::Interleaved ? v : 1);

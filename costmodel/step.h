@@ -13,6 +13,7 @@ struct StageTimes {
   double forward_s = 0;      // forward incl. exposed TP comm
   double backward_s = 0;     // backward (input + weight) incl. recompute and exposed TP comm
   double backward_weight_s = 0;
+  double host_wait_s = 0;    // part of compute_s: waiting on the host (costmodel/host_launch.h)
   double total() const { return compute_s + tp_comm_s; }
 };
 

@@ -58,6 +58,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   if (auto d = parse_moe_dispatcher(run.moe_dispatcher)) k.moe_dispatcher = *d;  // "" = alltoall
   k.fused_grouped_mlp = run.fused_grouped_mlp;
   k.recompute_modules = run.recompute_modules;
+  k.cuda_graphs = run.cuda_graphs;
   k.yarn_rope_fused = run.yarn_rope_fused;
   k.activation_offload_layers = run.activation_offload_layers;
   k.unpad_attention = run.unpad_attention;

@@ -4,6 +4,7 @@
 #include "core/ac_policy.h"
 #include "core/job_features.h"
 #include "core/moe_dispatcher.h"
+#include "core/cuda_graphs.h"
 #include "core/recompute_modules.h"
 
 namespace meshplan {
@@ -25,6 +26,7 @@ void check_executor_job(const Problem& p, const std::string& w, ErrorList& e) {
     refuse(e, w, "grad_compression", to_string(j.compression), "a compressed gradient reduction");
   if (k.recompute_modules != 0)
     refuse(e, w, "recompute_modules", recompute_modules_text(k.recompute_modules), "Megatron-Core's recompute modules");
+  if (k.cuda_graphs != 0) refuse(e, w, "cuda_graphs", cuda_graph_scopes_text(k.cuda_graphs), "Megatron-Core's CUDA graphs");
   if (p.model.mtp_layers > 0)
     refuse(e, w, "mtp_layers", std::to_string(p.model.mtp_layers), "multi-token prediction");
   if (k.moe_dispatcher != MoeDispatcher::AllToAll)

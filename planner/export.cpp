@@ -18,6 +18,7 @@
 #include "core/framework_knobs.h"
 #include "core/megatron_overlap.h"
 #include "core/recompute_modules.h"
+#include "planner/cuda_graph_export.h"
 #include "planner/moe_export.h"
 #include "planner/mtp_export.h"
 
@@ -171,6 +172,7 @@ void model_args(const Problem& p, ArgList& a) {
 void moe_args(const Problem& p, const ParallelConfig& c, ArgList& a) {  // planner/moe_export.h
   for (const auto& [flag, value] : megatron_moe_flags(p, c)) a.arg(flag, value);
   for (const auto& [flag, value] : megatron_mtp_flags(p)) a.arg(flag, value);  // planner/mtp_export.h
+  for (const auto& [flag, value] : megatron_cuda_graph_flags(p, c)) a.arg(flag, value);  // planner/cuda_graph_export.h
 }
 
 std::string boolean(bool b) { return b ? "true" : "false"; }

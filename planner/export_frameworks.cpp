@@ -12,6 +12,7 @@
 #include "core/hsdp_config.h"
 #include "core/megatron_overlap.h"
 #include "core/recompute_modules.h"
+#include "planner/cuda_graph_export.h"
 #include "costmodel/fp8_params.h"
 #include "planner/compression_export.h"
 #include "planner/export.h"
@@ -157,7 +158,7 @@ std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
     << "  activation: " << (m.mlp == MlpKind::Gated ? "fast-swiglu" : "gelu") << "\n"
     << "  share_embeddings_and_output_weights: " << boolean(m.tie_word_embeddings) << "\n"
     << "  megatron_amp_O2: true\n"
-    << nemo_moe_keys(p, c) << nemo_mtp_keys(p);
+    << nemo_moe_keys(p, c) << nemo_mtp_keys(p) << nemo_cuda_graph_keys(p);
   if (c.recompute == Recompute::None) {
     o << "  activations_checkpoint_granularity: null\n";
   } else if (c.recompute == Recompute::Selective) {
@@ -202,6 +203,7 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
                       "plan with --dtype bf16");
   if (auto r = check_export_compression(kind, p); !r) return r.error();
   if (auto r = check_mtp_export(kind, p); !r) return r.error();  // planner/mtp_export.h
+  if (auto r = check_cuda_graph_export(kind, p); !r) return r.error();  // planner/cuda_graph_export.h
   if (p.job.knobs.moe_dispatcher != MoeDispatcher::AllToAll && kind != "megatron" && kind != "nemo" && kind != "deepspeed")
     return make_error(where, "moe_dispatcher", to_string(p.job.knobs.moe_dispatcher),
                       "is Megatron-Core's flex dispatcher; " + kind + " has no such setting",

@@ -117,8 +117,11 @@ TEST_CASE("attention kernel flag: the framework's kernel by default, the flag's 
 
 TEST_CASE("estimate --moe-a2a-overlap hides the EP all-to-all, round-trips through the plan file, refusals in one line") {
   const std::string moe = source_path("examples/models/qwen3-30b-a3b.json");
+  // Micro-batch 4: at 1 this eager layer waits on the host to issue its kernels, and hiding the
+  // all-to-all gains nothing (costmodel/host_launch.h; tested in test_host_launch.cpp).
   const std::string base = "estimate --model " + moe + " --hardware h100-80gb-sxm --gpus 16 --global-batch 1024 "
-                           "--seq 4096 --framework megatron --pp 2 --ep 8 --schedule interleaved --virtual-stages 2 ";
+                           "--seq 4096 --framework megatron --pp 2 --ep 8 --schedule interleaved --virtual-stages 2 "
+                           "--micro-batch 4 ";
   const std::string plan = scratch_dir() + "/a2a-plan.json";
   CliResult off = run_cli(base + "--format json");
   CliResult on = run_cli(base + "--moe-a2a-overlap --format json --output " + plan);

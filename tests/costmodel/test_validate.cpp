@@ -4,7 +4,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/cuda_graphs.h"
 #include "core/io.h"
+#include "core/recompute_modules.h"
 #include "costmodel/hsdp.h"
 #include "costmodel/validate.h"
 #include "fixtures.h"
@@ -607,4 +609,36 @@ runs:
   auto unknown = parse_validation(head + "moe_dispatcher: nccl, framework: megatron}\n", "t.yaml");
   REQUIRE(!unknown.ok());
   CHECK(unknown.error().field == "runs[0].moe_dispatcher");
+}
+
+TEST_CASE("cuda_graphs and recompute_modules are read per run, reach the knobs, and are refused outside Megatron-Core") {
+  const std::string head = R"(
+source: test
+hardware: h100-80gb-sxm
+models:
+  m: {hidden_size: 1024, num_hidden_layers: 4, num_attention_heads: 8, intermediate_size: 2048, vocab_size: 1000, num_local_experts: 16, num_experts_per_tok: 2}
+runs:
+  - {model: m, gpus: 16, dp: 16, ep: 16, zero: 1, global_batch: 64, micro_batch: 1, tokens_per_s_per_gpu: 1, )";
+  auto ok = parse_validation(head + "cuda_graphs: [attn, moe_router, moe_preprocess], recompute: selective, "
+                                    "recompute_modules: [moe_act], framework: megatron}\n", "t.yaml");
+  REQUIRE(ok.ok());
+  const FrameworkKnobs k = run_framework(ok.value().runs[0]);
+  CHECK(k.cuda_graphs == (kGraphAttn | kGraphMoeRouter | kGraphMoePreprocess));
+  CHECK(k.recompute_modules == kRecomputeMoeAct);
+  CHECK(run_framework(parse_validation(head + "framework: nemo}\n", "t.yaml").value().runs[0]).cuda_graphs == 0);
+  struct Bad {
+    std::string keys, field;
+  };
+  for (const Bad& b : {Bad{"cuda_graphs: [attn], framework: fsdp", "runs[0].cuda_graphs"},
+                       Bad{"cuda_graphs: [attn, layer], framework: megatron", "runs[0].cuda_graphs"},
+                       Bad{"cuda_graphs: attn, framework: megatron", "runs[0].cuda_graphs"},
+                       Bad{"cuda_graphs: [[attn]], framework: megatron", "runs[0].cuda_graphs[0]"},
+                       Bad{"recompute_modules: [mlp], framework: megatron", "runs[0].recompute_modules"},
+                       Bad{"recompute: selective, recompute_modules: [mlp, mlp], framework: megatron",
+                           "runs[0].recompute_modules"}}) {
+    auto r = parse_validation(head + b.keys + "}\n", "t.yaml");
+    INFO(b.keys);
+    REQUIRE(!r.ok());
+    CHECK(r.error().field == b.field);
+  }
 }
