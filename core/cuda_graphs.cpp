@@ -1,23 +1,18 @@
 // Names and rules of Megatron-Core's CUDA graph scopes (core/cuda_graphs.h).
 #include "core/cuda_graphs.h"
 
-#include <sstream>
-
+#include "core/name_bits.h"
 #include "core/parallel_config.h"
 
 namespace meshplan {
 
 namespace {
-struct Name {
-  uint32_t bit;
-  const char* text;
-};
-constexpr Name kNames[] = {{kGraphAttn, "attn"},
-                           {kGraphMlp, "mlp"},
-                           {kGraphMoe, "moe"},
-                           {kGraphMoeRouter, "moe_router"},
-                           {kGraphMoePreprocess, "moe_preprocess"},
-                           {kGraphFullIteration, "full_iteration"}};
+constexpr NamedBit kNames[] = {{kGraphAttn, "attn"},
+                               {kGraphMlp, "mlp"},
+                               {kGraphMoe, "moe"},
+                               {kGraphMoeRouter, "moe_router"},
+                               {kGraphMoePreprocess, "moe_preprocess"},
+                               {kGraphFullIteration, "full_iteration"}};
 
 bool has_dense_layers(const ModelSpec& m) {
   if (!m.moe.enabled()) return true;
@@ -27,41 +22,14 @@ bool has_dense_layers(const ModelSpec& m) {
 }
 }  // namespace
 
-std::vector<std::string> cuda_graph_scope_names(uint32_t scopes) {
-  std::vector<std::string> out;
-  for (const Name& n : kNames)
-    if (scopes & n.bit) out.emplace_back(n.text);
-  return out;
-}
+std::vector<std::string> cuda_graph_scope_names(uint32_t scopes) { return bit_names(named_bits(kNames), scopes); }
 
 std::string cuda_graph_scopes_text(uint32_t scopes, const std::string& separator) {
-  std::string out;
-  for (const std::string& name : cuda_graph_scope_names(scopes)) out += (out.empty() ? "" : separator) + name;
-  return out;
+  return bit_names_text(named_bits(kNames), scopes, separator);
 }
 
 std::optional<uint32_t> parse_cuda_graph_scopes(const std::string& s, std::string* bad) {
-  std::string text = s;
-  for (char& c : text)
-    if (c == ',') c = ' ';
-  std::istringstream in(text);
-  uint32_t scopes = 0;
-  std::string word;
-  while (in >> word) {
-    uint32_t bit = 0;
-    for (const Name& n : kNames)
-      if (word == n.text) bit = n.bit;
-    if (bit == 0 || (scopes & bit)) {
-      if (bad) *bad = word;
-      return std::nullopt;
-    }
-    scopes |= bit;
-  }
-  if (scopes == 0) {
-    if (bad) *bad = s;
-    return std::nullopt;
-  }
-  return scopes;
+  return parse_bit_names(named_bits(kNames), s, bad);
 }
 
 bool graphs_need_drop_and_pad(const Problem& p) {

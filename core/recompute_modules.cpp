@@ -1,58 +1,26 @@
 // Names and rules of Megatron-Core's selective recompute modules (core/recompute_modules.h).
 #include "core/recompute_modules.h"
 
-#include <sstream>
-
+#include "core/name_bits.h"
 #include "core/parallel_config.h"
 
 namespace meshplan {
 
 namespace {
-struct Name {
-  uint32_t bit;
-  const char* text;
-};
-constexpr Name kNames[] = {{kRecomputeCoreAttn, "core_attn"},       {kRecomputeMoeAct, "moe_act"},
-                           {kRecomputeLayernorm, "layernorm"},      {kRecomputeMlaUpProj, "mla_up_proj"},
-                           {kRecomputeMlp, "mlp"},                  {kRecomputeMoe, "moe"},
-                           {kRecomputeSharedExperts, "shared_experts"}};
+constexpr NamedBit kNames[] = {{kRecomputeCoreAttn, "core_attn"},       {kRecomputeMoeAct, "moe_act"},
+                               {kRecomputeLayernorm, "layernorm"},      {kRecomputeMlaUpProj, "mla_up_proj"},
+                               {kRecomputeMlp, "mlp"},                  {kRecomputeMoe, "moe"},
+                               {kRecomputeSharedExperts, "shared_experts"}};
 }  // namespace
 
-std::vector<std::string> recompute_module_names(uint32_t modules) {
-  std::vector<std::string> out;
-  for (const Name& n : kNames)
-    if (modules & n.bit) out.emplace_back(n.text);
-  return out;
-}
+std::vector<std::string> recompute_module_names(uint32_t modules) { return bit_names(named_bits(kNames), modules); }
 
 std::string recompute_modules_text(uint32_t modules, const std::string& separator) {
-  std::string out;
-  for (const std::string& name : recompute_module_names(modules)) out += (out.empty() ? "" : separator) + name;
-  return out;
+  return bit_names_text(named_bits(kNames), modules, separator);
 }
 
 std::optional<uint32_t> parse_recompute_modules(const std::string& s, std::string* bad) {
-  std::string text = s;
-  for (char& c : text)
-    if (c == ',') c = ' ';
-  std::istringstream in(text);
-  uint32_t modules = 0;
-  std::string word;
-  while (in >> word) {
-    uint32_t bit = 0;
-    for (const Name& n : kNames)
-      if (word == n.text) bit = n.bit;
-    if (bit == 0 || (modules & bit)) {
-      if (bad) *bad = word;
-      return std::nullopt;
-    }
-    modules |= bit;
-  }
-  if (modules == 0) {
-    if (bad) *bad = s;
-    return std::nullopt;
-  }
-  return modules;
+  return parse_bit_names(named_bits(kNames), s, bad);
 }
 
 void check_recompute_modules(const Problem& p, const std::string& w, ErrorList& e) {
