@@ -29,9 +29,9 @@ struct HostLaunchTimes {
 HostLaunchTimes host_launch_times(const Problem& p, const ParallelConfig& cfg);
 
 /// Host seconds per op issued from Python and per launch from TE's C++ expert loop. kHostOpSeconds
-/// is tuned: the one held-back tuning run, validation/megatron-bridge-moe-h100.yaml "MB 26.04.01
-/// qwen3-30b-a3b 16 H100 fp8" (eager, EP 16, MBS 1: launch-bound), marked `use: tuning`;
-/// kHostLaunchSeconds is PyTorch's own "on the order of 2 us" per torch function on a tensor
+/// is tuned, on the three `use: tuning` rows of validation/megatron-bridge-moe-h100.yaml (Qwen3-30B-A3B
+/// on 16 H100, EP 16, MBS 1, eager: launch-bound; releases 26.04, 26.04.01, 26.06); kHostLaunchSeconds is
+/// PyTorch's own "on the order of 2 us" per torch function on a tensor
 /// (benchmarks/overrides_benchmark/README.md) plus the launch.
 extern const double kHostOpSeconds;
 extern const double kHostLaunchSeconds;
