@@ -13,24 +13,25 @@ namespace meshplan::cli {
 namespace {
 constexpr const char* kCmd = "command line";
 
-// One list knob: its flag, plan key, what it is, how to parse its names and what they may be.
+// One list knob: its flag, plan key, what it is, how to parse its names and what they may be, where the
+// flag's text and the parsed bits live.
 struct ListKnob {
   const char* flag;
   const char* key;
   const char* what;  // "selective recompute modules"
   std::optional<uint32_t> (*parse)(const std::string&, std::string*);
   const char* names;  // the hint: every accepted name
+  std::string MegatronListOptions::*option;
+  uint32_t FrameworkKnobs::*knob;
 };
-
-uint32_t& knob_of(Job& job, const std::string& key) {
-  return key == "cuda_graphs" ? job.knobs.cuda_graphs : job.knobs.recompute_modules;
-}
 
 const ListKnob kKnobs[] = {
     {"--recompute-modules", "recompute_modules", "selective recompute modules", parse_recompute_modules,
-     "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts, each once"},
+     "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts, each once",
+     &MegatronListOptions::recompute_modules, &FrameworkKnobs::recompute_modules},
     {"--cuda-graphs", "cuda_graphs", "CUDA graph scopes", parse_cuda_graph_scopes,
-     "attn, mlp, moe, moe_router, moe_preprocess or full_iteration, each once"},
+     "attn, mlp, moe, moe_router, moe_preprocess or full_iteration, each once", &MegatronListOptions::cuda_graphs,
+     &FrameworkKnobs::cuda_graphs},
 };
 
 // Parses `text` for knob `k` of `job`, or the Error at (`where`, `field`).
@@ -45,7 +46,7 @@ Result<bool> set(const ListKnob& k, const std::string& text, const std::string& 
                       std::string("are Megatron-Core's ") + k.what + "; framework " + to_string(job.framework) +
                           " does not run them",
                       "framework megatron or nemo, or drop " + field);
-  knob_of(job, k.key) = *bits;
+  job.knobs.*k.knob = *bits;
   return true;
 }
 }  // namespace
@@ -69,8 +70,7 @@ void add_megatron_list_options(CLI::App* sub, MegatronListOptions& o) {
 Result<bool> apply_megatron_list_options(const MegatronListOptions& o, CLI::App* app, Job& job) {
   for (const ListKnob& k : kKnobs) {
     if (!app || app->count(k.flag) == 0) continue;
-    const std::string& text = std::string(k.key) == "cuda_graphs" ? o.cuda_graphs : o.recompute_modules;
-    if (auto r = set(k, text, kCmd, k.flag, job); !r) return r.error();
+    if (auto r = set(k, o.*k.option, kCmd, k.flag, job); !r) return r.error();
   }
   return true;
 }
