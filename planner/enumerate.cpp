@@ -12,6 +12,7 @@
 #include "planner/framework_space.h"
 #include "planner/hsdp_space.h"
 #include "planner/moe_space.h"
+#include "planner/graph_space.h"
 #include "planner/offload_space.h"
 #include "planner/pipeline_balance.h"
 
@@ -188,6 +189,7 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, i
   restrict_to_framework(framework_spec(p.job.framework), p.model.num_layers, d);
   restrict_to_moe(p, d);
   restrict_to_offload(p, d);  // planner/offload_space.h
+  restrict_to_graphs(p, d);   // planner/graph_space.h
   // A compressed DP reduction replaces DDP's all-reduce: ZeRO 0 only (core/job_features.h).
   // FP8 primary weights need the distributed optimizer or Megatron-FSDP: ZeRO 1+ (core/job_features.h).
   d.zeros.erase(std::remove_if(d.zeros.begin(), d.zeros.end(),

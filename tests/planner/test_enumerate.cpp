@@ -1,6 +1,8 @@
 // The search space: domains, the fast rule check against core validate_config, and counting.
 #include <catch2/catch.hpp>
 
+#include "core/cuda_graphs.h"
+#include "core/framework.h"
 #include "planner/enumerate.h"
 #include "test_search_fixtures.h"
 
@@ -99,4 +101,27 @@ TEST_CASE("the space count equals what the enumerator visits") {
   int64_t visited = 0;
   for_each_config(p, s, [&](const ParallelConfig&, Reason, int64_t n) { visited += n; });
   CHECK(visited == count_space(p, s));
+}
+
+TEST_CASE("per-layer CUDA graph scopes keep full recompute out of the space - full_iteration keeps it") {
+  Problem p = problem("llama-2-70b", "a100-80gb-sxm", 128, 1024, 4096);
+  p.job.framework = Framework::Megatron;
+  SearchSpace s;
+  p.job.knobs.cuda_graphs = kGraphAttn | kGraphMlp;
+  const LayoutDims graphed = layout_dims(p, s, 8, 4);
+  CHECK(graphed.recomputes == std::vector<Recompute>{Recompute::Selective, Recompute::None});
+  p.job.knobs.cuda_graphs = kGraphFullIteration;
+  CHECK(layout_dims(p, s, 8, 4).recomputes.size() == 3);
+  // Every configuration left passes core's rules (core/cuda_graphs.h check_cuda_graphs).
+  p.job.knobs.cuda_graphs = kGraphAttn;
+  s.tp = {8};
+  s.pp = {4};
+  int64_t valid = 0;
+  for_each_config(p, s, [&](const ParallelConfig& c, Reason r, int64_t) {
+    if (r != Reason::None) return;
+    ++valid;
+    CHECK(c.recompute != Recompute::Full);
+    CHECK(validate_config(p, c, "test").empty());
+  });
+  CHECK(valid > 0);
 }
