@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/cuda_graphs.h"
+#include "costmodel/moe_cost.h"
 #include "costmodel/moe_layout.h"
 
 namespace meshplan {
@@ -121,15 +122,16 @@ HostLaunchTimes host_launch_times(const Problem& p, const ParallelConfig& cfg) {
   return t;
 }
 
-void apply_host_launch_floor(const Problem& p, const ParallelConfig& cfg, double expert_forward_s, LayerCompute& c,
-                             const LayerComm& comm) {
+void apply_host_launch_floor(const Problem& p, const ParallelConfig& cfg, LayerCompute& c, const LayerComm& comm) {
   const HostLaunchTimes h = host_launch_times(p, cfg);
   if (h.forward_s <= 0.0 && h.backward_s <= 0.0) return;
   const double gpu_forward = c.forward_s + comm.forward_s;
   const double gpu_backward = c.backward_input_s + c.backward_weight_s + c.recompute_s + comm.backward_s;
-  // The GPU work after the sync: the experts and the dispatch + combine (comm.expert_s, one pass).
-  const double sync_wait =
-      h.syncs && !p.job.knobs.moe_a2a_overlap ? std::max(0.0, h.post_sync_s - (expert_forward_s + comm.expert_s)) : 0.0;
+  // The GPU work after the sync: the experts and the dispatch + combine (comm.expert_s, one pass); costed
+  // only where the sync is exposed (the planner's hot path).
+  const double sync_wait = h.syncs && !p.job.knobs.moe_a2a_overlap
+                               ? std::max(0.0, h.post_sync_s - (expert_forward_s(p, cfg) + comm.expert_s))
+                               : 0.0;
   const double forward_idle = std::max(gpu_forward + sync_wait, h.forward_s) - gpu_forward;
   const double backward_idle = std::max(0.0, h.backward_s - gpu_backward);
   c.forward_s += forward_idle;

@@ -61,7 +61,7 @@ LayerCosts layer_costs(const Problem& p, const ParallelConfig& cfg) {
   add_expert_comm(p, cfg, lc.comm);  // MoE dispatch/combine all-to-all (costmodel/moe_cost.h)
   hide_expert_comm(p, cfg, lc.compute, lc.comm);  // combined 1F1B EP overlap (costmodel/moe_a2a_overlap.h)
   // Megatron-Core's eager layers: the GPU waits where the host issues slower (costmodel/host_launch.h).
-  apply_host_launch_floor(p, cfg, expert_forward_s(p, cfg), lc.compute, lc.comm);
+  apply_host_launch_floor(p, cfg, lc.compute, lc.comm);
   lc.ends = ends_compute(p, cfg);
   lc.mtp_layers = static_cast<int>(p.model.mtp_layers);
   lc.mtp = mtp_times(p, cfg, lc.ends);

@@ -7,6 +7,7 @@
 #include "costmodel/compute_time.h"
 #include "costmodel/estimate.h"
 #include "costmodel/host_launch.h"
+#include "costmodel/moe_cost.h"
 #include "fixtures.h"
 #include "moe_fixtures.h"
 
@@ -78,23 +79,28 @@ TEST_CASE("only Megatron-Core's model code is charged host issue time") {
 }
 
 TEST_CASE("the launch-bound floor: host-bound layers wait, GPU-bound ones wait only after the sync") {
-  const Problem p = megatron_mixtral();
+  Problem p = megatron_mixtral();
+  p.job.seq_len = 256;  // a micro-batch of 256 tokens: the experts run shorter than the host issues them
   const HostLaunchTimes h = host_launch_times(p, ep2());
-  LayerComm comm;
+  const double experts = expert_forward_s(p, ep2());  // the GPU's post-sync compute (moe_cost.h)
+  REQUIRE(experts > 0.0);
+  REQUIRE(experts < h.post_sync_s);
   SECTION("host-bound") {
     LayerCompute c;
     c.forward_s = 1e-3;
     c.backward_input_s = 1e-3;
-    apply_host_launch_floor(p, ep2(), 0.0, c, comm);
-    CHECK(c.forward_s == Approx(std::max(h.forward_s, 1e-3 + h.post_sync_s)));
+    apply_host_launch_floor(p, ep2(), c, LayerComm{});
+    CHECK(c.forward_s == Approx(std::max(h.forward_s, 1e-3 + h.post_sync_s - experts)));
     CHECK(c.backward_input_s == Approx(h.backward_s));
     CHECK(c.host_idle_s == Approx(c.forward_s - 1e-3 + h.backward_s - 1e-3));
   }
-  SECTION("GPU-bound, the experts longer than the host's post-sync issue") {
+  SECTION("GPU-bound, the dispatch and experts longer than the host's post-sync issue") {
     LayerCompute c;
     c.forward_s = 1.0;
     c.backward_input_s = 1.0;
-    apply_host_launch_floor(p, ep2(), 0.5, c, comm);
+    LayerComm comm;
+    comm.expert_s = 0.5;
+    apply_host_launch_floor(p, ep2(), c, comm);
     CHECK(c.forward_s == 1.0);
     CHECK(c.backward_input_s == 1.0);
     CHECK(c.host_idle_s == 0.0);
@@ -103,8 +109,7 @@ TEST_CASE("the launch-bound floor: host-bound layers wait, GPU-bound ones wait o
     LayerCompute c;
     c.forward_s = 1.0;
     c.backward_input_s = 1.0;
-    const double experts = 0.5 * h.post_sync_s;
-    apply_host_launch_floor(p, ep2(), experts, c, comm);
+    apply_host_launch_floor(p, ep2(), c, LayerComm{});
     CHECK(c.forward_s == Approx(1.0 + h.post_sync_s - experts));
     // The combined 1F1B EP overlap queues the other micro-batch's backward before the sync.
     Problem overlap = p;
@@ -112,7 +117,7 @@ TEST_CASE("the launch-bound floor: host-bound layers wait, GPU-bound ones wait o
     LayerCompute o;
     o.forward_s = 1.0;
     o.backward_input_s = 1.0;
-    apply_host_launch_floor(overlap, ep2(), experts, o, comm);
+    apply_host_launch_floor(overlap, ep2(), o, LayerComm{});
     CHECK(o.forward_s == 1.0);
   }
 }
