@@ -12,10 +12,7 @@ cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -
   || { cat build-asan-configure.log; exit 1; }
 cmake --build build-asan -j"$(nproc)"
 supp="$PWD/scripts/sanitize/lsan.supp"
-# fast_unwind_on_malloc=0: OpenMPI and glibc are built without frame pointers, so the fast unwinder
-# stops one frame into them and no suppression below can see libmpi on the stack of its own leaks;
-# the DWARF unwinder records the whole allocation stack (about 2x slower on the MPI tests).
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0:fast_unwind_on_malloc=0"
+asan="detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0"
 export LSAN_OPTIONS="suppressions=$supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/scripts/sanitize/ubsan.supp"
 # OpenMPI over shared memory and TCP loopback only: its InfiniBand/UCX probes are noise here.
@@ -26,8 +23,20 @@ export OMPI_MCA_mca_base_component_disable_dlclose=1
 # The corpus's per-case time bound (5 s for the release build) for instrumented binaries.
 export MESHPLAN_CORPUS_TIME_LIMIT_S=15
 cd build-asan
+# Two passes, both must pass. The tests that start OpenMPI (MPI_Init in a rank or under mpirun: the
+# executor's, the multi-host ones, `meshplan run` / `calibrate` end to end) run with
+# fast_unwind_on_malloc=0: OpenMPI and glibc are built without frame pointers, so the fast unwinder
+# stops one frame into them (asprintf inside libmpi shows as libc alone) and no suppression above can
+# name OpenMPI's own leaks; the DWARF unwinder records the whole allocation stack. It costs a stack walk
+# per malloc, about 15x on yaml-cpp-heavy commands (4.7 s instead of 0.3 s for one `estimate`), so every
+# other test keeps the fast unwinder: there a leak's stack is meshplan's own, which frame pointers unwind.
+# A new test that starts MPI and is missing from `mpi` fails the first pass with an unsuppressed leak
+# under OpenMPI's frames: add it here. Nothing is skipped or retried.
+mpi='^(executor:|multinode:|corpus: (run|calibrate)$|cli:(calibrate|run|meshplan run))'
 # The docs: tests run every README / examples command as written; the first pass (scripts/test.sh) runs
-# them, and under ASan they would repeat the code paths the cli: tests cover here at about 270 s of the
-# 2-core CI budget (.ci/run must stay under 45 minutes on a fresh clone).
-ctest --output-on-failure -j"$(nproc)" --timeout 1200 -E '^docs: '
+# them, and under ASan they would repeat the code paths the cli: tests cover here (.ci/run must stay
+# under 45 minutes on 2 cores on a fresh clone).
+ASAN_OPTIONS="$asan" ctest --output-on-failure -j"$(nproc)" --timeout 1200 -E "^docs: |$mpi"
+echo "meshplan: sanitizer suite, tests without MPI, passed at $(( $(date +%s) - start )) s"
+ASAN_OPTIONS="$asan:fast_unwind_on_malloc=0" ctest --output-on-failure -j"$(nproc)" --timeout 1200 -R "$mpi"
 echo "meshplan: sanitizer suite passed in $(( $(date +%s) - start )) s"
