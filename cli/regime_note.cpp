@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <vector>
 
 #include "cli/options.h"
@@ -36,13 +38,18 @@ void predict_all(const std::string& profiles_dir, std::vector<RunPrediction>& ru
   for (const auto& e : fs::directory_iterator(default_validation_dir(), ec))
     if (e.path().extension() == ".yaml") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
+  // Each profile once: most files share a handful of them, and reading YAML is most of this note's time.
+  std::map<std::string, std::optional<HardwareProfile>> profiles;
   for (const std::string& f : files) {
     auto set = load_validation(f);
     if (!set) continue;
-    auto hw = load_hardware(set.value().hardware, profiles_dir.empty() ? default_profiles_dir() : profiles_dir);
-    if (!hw) continue;
+    auto [it, added] = profiles.try_emplace(set.value().hardware);
+    if (added)
+      if (auto hw = load_hardware(set.value().hardware, profiles_dir.empty() ? default_profiles_dir() : profiles_dir))
+        it->second = std::move(hw.value());
+    if (!it->second) continue;
     for (const ValidationRun& run : set.value().runs) {
-      auto r = predict_run(set.value(), run, hw.value());
+      auto r = predict_run(set.value(), run, *it->second);
       if (!r) continue;
       runs.push_back(r.value());
       configs.push_back(run_config(run));

@@ -85,9 +85,9 @@ namespace meshplan::io_detail {
 
 /// A validation run's layers_per_stage, mtp_layers and moe_dispatcher keys (core/io_validation_layout.cpp).
 void read_run_layout(Reader& r, const YAML::Node& n, const std::string& path, ValidationRun& run);
-/// recompute_modules (core/io_validation_recompute.cpp).
+/// recompute_modules (core/io_validation_megatron_lists.cpp).
 void read_run_recompute(Reader& r, const YAML::Node& n, const std::string& path, ValidationRun& run);
-/// cuda_graphs (core/io_validation_recompute.cpp).
+/// cuda_graphs (core/io_validation_megatron_lists.cpp).
 void read_run_graphs(Reader& r, const YAML::Node& n, const std::string& path, ValidationRun& run);
 
 /// Shortest decimal text of v/scale such that parsing it and multiplying by `scale` gives v back

@@ -248,7 +248,7 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.published_memory_gib =
       r.number(n, "memory_gib", path + ".memory_gib", 0.0, "published peak memory per GPU, GiB");
   run.async_tp = r.boolean(n, "async_tp", path + ".async_tp", false, "true|false");
-  io_detail::read_run_recompute(r, n, path, run);  // recompute_modules (core/io_validation_recompute.cpp)
+  io_detail::read_run_recompute(r, n, path, run);  // recompute_modules (core/io_validation_megatron_lists.cpp)
   io_detail::read_run_graphs(r, n, path, run);     // cuda_graphs (the same file)
   io_detail::read_run_layout(r, n, path, run);  // layers_per_stage, mtp_layers (core/io_validation_layout.cpp)
   r.text(n, "tokens_per_batch_published", path + ".tokens_per_batch_published", std::string(),

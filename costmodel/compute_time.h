@@ -37,7 +37,9 @@ struct LayerCompute {
   double qkv_dw_s = 0;           // dW of the QKV projection (hides the first backward TP collective)
   double mlp_up_dw_s = 0;        // dW of the MLP input projection(s) (hides the second)
   double dx_gemm_s = 0;          // all dX GEMMs (hide SP input re-gathers)
-  double host_idle_s = 0;        // GPU idle waiting for the host to issue work (costmodel/host_launch.h), in forward_s / backward_input_s
+  double expert_forward_s = 0;   // MoE: routed experts' forward after the dispatch (GEMMs, activation,
+                                 // permutations), in forward_s; what the host's post-sync issue races (host_launch.h)
+  double host_wait_s = 0;        // GPU idle waiting for the host to issue work (costmodel/host_launch.h), in forward_s / backward_input_s
 };
 
 LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg);

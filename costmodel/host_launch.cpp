@@ -130,13 +130,13 @@ void apply_host_launch_floor(const Problem& p, const ParallelConfig& cfg, LayerC
   // The GPU work after the sync: the experts and the dispatch + combine (comm.expert_s, one pass); costed
   // only where the sync is exposed (the planner's hot path).
   const double sync_wait = h.syncs && !p.job.knobs.moe_a2a_overlap
-                               ? std::max(0.0, h.post_sync_s - (expert_forward_s(p, cfg) + comm.expert_s))
+                               ? std::max(0.0, h.post_sync_s - (c.expert_forward_s + comm.expert_s))
                                : 0.0;
   const double forward_idle = std::max(gpu_forward + sync_wait, h.forward_s) - gpu_forward;
   const double backward_idle = std::max(0.0, h.backward_s - gpu_backward);
   c.forward_s += forward_idle;
   c.backward_input_s += backward_idle;
-  c.host_idle_s += forward_idle + backward_idle;
+  c.host_wait_s += forward_idle + backward_idle;
 }
 
 }  // namespace meshplan

@@ -40,9 +40,9 @@ extern const double kHostLaunchSeconds;
 /// max(GPU backward, host backward), per mean layer; the GPU forward and backward are `c` and `comm`
 /// as costed. After the dispatcher's sync the GPU queue is empty and the host issues the expert part
 /// op by op: the GPU waits max(0, host post-sync - GPU post-sync) per MoE layer (its expert GEMMs,
-/// activation, permutations and the dispatch/combine, moe_cost.h expert_forward_s per mean layer). The combined
+/// activation, permutations: c.expert_forward_s, per mean layer; and the dispatch/combine). The combined
 /// 1F1B EP overlap queues the other micro-batch's backward before the sync, hiding that wait. Adds the
-/// idle time to c.forward_s / c.backward_input_s and records it in c.host_idle_s.
+/// idle time to c.forward_s / c.backward_input_s and records it in c.host_wait_s.
 void apply_host_launch_floor(const Problem& p, const ParallelConfig& cfg, LayerCompute& c, const LayerComm& comm);
 
 }  // namespace meshplan

@@ -101,12 +101,6 @@ ExpertTimes expert_times(const Problem& p, const ParallelConfig& cfg) {
 }
 }  // namespace
 
-double expert_forward_s(const Problem& p, const ParallelConfig& cfg) {
-  if (!p.model.moe.enabled()) return 0.0;
-  const ExpertTimes t = expert_times(p, cfg);
-  return moe_layer_fraction(p.model) * (t.gemms + t.act + t.perm_forward);
-}
-
 void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerCompute& c) {
   const ModelSpec& m = p.model;
   if (!m.moe.enabled()) return;
@@ -115,6 +109,7 @@ void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerComput
   const ExpertTimes t = expert_times(p, cfg);
   const double fwd = r * (t.gemms + t.router + t.act + t.perm_forward);
   c.forward_s += fwd;
+  c.expert_forward_s += r * (t.gemms + t.act + t.perm_forward);
   c.dx_gemm_s += r * (t.gemms_backward + t.router);
   c.backward_input_s += r * (t.gemms_backward + t.router + 2.0 * t.act + t.perm_backward);
   c.backward_weight_s += r * (t.gemms_backward + t.router);

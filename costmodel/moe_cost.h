@@ -31,13 +31,10 @@ double moe_load_factor(const Job& job);
 /// peak) at the linear-layer peak (FP8 under an FP8 recipe: TE GroupedLinear); router GEMM
 /// T_local x h x E at the 16-bit peak; the dispatcher's permutations (costmodel/moe_dispatch_traffic.h)
 /// and the expert activation function memory bound. Added to `c` (forward, dX, dW, and recompute
-/// under full recompute).
+/// under full recompute). The forward's part after the token dispatch (the local experts' GEMMs, their
+/// activation function and the permutations, r-weighted) also goes to c.expert_forward_s, which
+/// costmodel/host_launch.h weighs against the host's post-sync issue time.
 void add_expert_compute(const Problem& p, const ParallelConfig& cfg, LayerCompute& c);
-
-/// The part of add_expert_compute's forward after the token dispatch, per mean layer (r-weighted): the
-/// local experts' GEMMs, their activation function and the permutations; costmodel/host_launch.h
-/// weighs it against the host's post-sync issue time. 0 for dense models.
-double expert_forward_s(const Problem& p, const ParallelConfig& cfg);
 
 /// One all-to-all of `bytes` (each rank's send buffer) over an EP group of `n` ranks `stride`
 /// ranks apart. Peers inside the NVLink domain (HardwareProfile::nvlink_domain()) are reached over

@@ -121,7 +121,7 @@ StageTimes stage_times_from(const Problem& p, const ParallelConfig& cfg, const L
     st.backward_weight_s += c.backward_weight_s + accumulate;
     st.tp_comm_s += comm;
     st.compute_s += c.forward_s + c.backward_input_s + c.backward_weight_s + accumulate - comm;
-    st.host_wait_s += c.layers * lc.compute.host_idle_s;
+    st.host_wait_s += c.layers * lc.compute.host_wait_s;
   }
   return st;
 }

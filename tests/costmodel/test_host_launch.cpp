@@ -82,33 +82,36 @@ TEST_CASE("the launch-bound floor: host-bound layers wait, GPU-bound ones wait o
   Problem p = megatron_mixtral();
   p.job.seq_len = 256;  // a micro-batch of 256 tokens: the experts run shorter than the host issues them
   const HostLaunchTimes h = host_launch_times(p, ep2());
-  const double experts = expert_forward_s(p, ep2());  // the GPU's post-sync compute (moe_cost.h)
+  const double experts = layer_compute(p, ep2()).expert_forward_s;  // the GPU's post-sync compute (moe_cost.h)
   REQUIRE(experts > 0.0);
   REQUIRE(experts < h.post_sync_s);
   SECTION("host-bound") {
     LayerCompute c;
     c.forward_s = 1e-3;
     c.backward_input_s = 1e-3;
+    c.expert_forward_s = experts;
     apply_host_launch_floor(p, ep2(), c, LayerComm{});
     CHECK(c.forward_s == Approx(std::max(h.forward_s, 1e-3 + h.post_sync_s - experts)));
     CHECK(c.backward_input_s == Approx(h.backward_s));
-    CHECK(c.host_idle_s == Approx(c.forward_s - 1e-3 + h.backward_s - 1e-3));
+    CHECK(c.host_wait_s == Approx(c.forward_s - 1e-3 + h.backward_s - 1e-3));
   }
   SECTION("GPU-bound, the dispatch and experts longer than the host's post-sync issue") {
     LayerCompute c;
     c.forward_s = 1.0;
     c.backward_input_s = 1.0;
+    c.expert_forward_s = experts;
     LayerComm comm;
     comm.expert_s = 0.5;
     apply_host_launch_floor(p, ep2(), c, comm);
     CHECK(c.forward_s == 1.0);
     CHECK(c.backward_input_s == 1.0);
-    CHECK(c.host_idle_s == 0.0);
+    CHECK(c.host_wait_s == 0.0);
   }
   SECTION("GPU-bound, but the post-sync expert part is short: the GPU waits for the host there") {
     LayerCompute c;
     c.forward_s = 1.0;
     c.backward_input_s = 1.0;
+    c.expert_forward_s = experts;
     apply_host_launch_floor(p, ep2(), c, LayerComm{});
     CHECK(c.forward_s == Approx(1.0 + h.post_sync_s - experts));
     // The combined 1F1B EP overlap queues the other micro-batch's backward before the sync.

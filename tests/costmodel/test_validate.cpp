@@ -586,14 +586,20 @@ runs:
   CHECK_FALSE(predict_run(sum.value(), sum.value().runs[0], hw).ok());
 }
 
-TEST_CASE("moe_dispatcher is read per run, reaches the knobs, and is refused outside Megatron-Core") {
-  const std::string head = R"(
+// A one-run validation file of a 16-expert MoE model at EP 16, open after the run's common keys: append
+// the keys under test and "}\n".
+static std::string moe_run_head() {
+  return R"(
 source: test
 hardware: h100-80gb-sxm
 models:
   m: {hidden_size: 1024, num_hidden_layers: 4, num_attention_heads: 8, intermediate_size: 2048, vocab_size: 1000, num_local_experts: 16, num_experts_per_tok: 2}
 runs:
   - {model: m, gpus: 16, dp: 16, ep: 16, zero: 1, global_batch: 64, micro_batch: 1, tokens_per_s_per_gpu: 1, )";
+}
+
+TEST_CASE("moe_dispatcher is read per run, reaches the knobs, and is refused outside Megatron-Core") {
+  const std::string head = moe_run_head();
   for (const char* d : {"deepep", "hybridep"}) {
     auto ok = parse_validation(head + "moe_dispatcher: " + d + ", framework: megatron}\n", "t.yaml");
     INFO(d);
@@ -612,13 +618,7 @@ runs:
 }
 
 TEST_CASE("cuda_graphs and recompute_modules are read per run, reach the knobs, and are refused outside Megatron-Core") {
-  const std::string head = R"(
-source: test
-hardware: h100-80gb-sxm
-models:
-  m: {hidden_size: 1024, num_hidden_layers: 4, num_attention_heads: 8, intermediate_size: 2048, vocab_size: 1000, num_local_experts: 16, num_experts_per_tok: 2}
-runs:
-  - {model: m, gpus: 16, dp: 16, ep: 16, zero: 1, global_batch: 64, micro_batch: 1, tokens_per_s_per_gpu: 1, )";
+  const std::string head = moe_run_head();
   auto ok = parse_validation(head + "cuda_graphs: [attn, moe_router, moe_preprocess], recompute: selective, "
                                     "recompute_modules: [moe_act], framework: megatron}\n", "t.yaml");
   REQUIRE(ok.ok());
