@@ -186,6 +186,10 @@ std::string model_to_json(const ModelSpec& m) {
     j["sliding_window"] = m.sliding_window;
     j["sliding_window_layers"] = m.sliding_window_layers;
   }
+  if (m.attention_chunk > 0) {
+    j["attention_chunk_size"] = m.attention_chunk;
+    j["chunked_attention_layers"] = m.chunked_layers;
+  }
   j["parallel_attn"] = m.parallel_attn;
   if (m.glu_clamp > 0) j["swiglu_limit"] = m.glu_clamp;
   if (m.expert_bias) j["expert_bias"] = true;

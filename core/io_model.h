@@ -37,6 +37,10 @@ void read_architecture(io_detail::Reader& r, const YAML::Node& root, ModelSpec& 
 /// sliding_window (+ use_sliding_window, layer_types, max_window_layers, or
 /// meshplan's sliding_window_layers): io_model_window.cpp.
 void read_sliding_window(io_detail::Reader& r, const YAML::Node& root, ModelSpec& m);
+/// Llama 4's text decoder (model_type llama4_text: intermediate_size_mlp, interleave_moe_layer_step,
+/// moe_layers, the shared expert) and chunked attention (attention_chunk_size with no_rope_layers /
+/// layer_types, or meshplan's chunked_attention_layers): io_model_llama4.cpp.
+void read_llama4(io_detail::Reader& r, const YAML::Node& root, ModelSpec& m);
 /// swiglu_limit, rope_scaling (YaRN) and GPT-OSS's expert biases (io_model_eager.cpp).
 void read_eager_extras(io_detail::Reader& r, const YAML::Node& root, ModelSpec& m);
 

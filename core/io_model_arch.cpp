@@ -145,6 +145,7 @@ void read_architecture(Reader& r, const YAML::Node& root, ModelSpec& m) {
   read_attention_extras(r, root, m);
   read_moe(r, root, m);
   read_sliding_window(r, root, m);
+  read_llama4(r, root, m);
   read_eager_extras(r, root, m);
   // Multi-token prediction trained with the model (core/mtp_config.h): meshplan's key only, since
   // num_nextn_predict_layers says what a checkpoint holds, not what a run trains.

@@ -37,6 +37,9 @@ const char* const kRead[] = {
     "num_nextn_predict_layers", "mtp_layers",
     // sliding-window attention (io_model_window.cpp)
     "sliding_window", "use_sliding_window", "max_window_layers", "layer_types", "sliding_window_layers",
+    // Llama 4's text decoder and chunked attention (io_model_llama4.cpp)
+    "intermediate_size_mlp", "interleave_moe_layer_step", "moe_layers", "no_rope_layers", "no_rope_layer_interval",
+    "attention_chunk_size", "chunked_attention_layers",
     // clamped GLU, YaRN RoPE, expert biases (io_model_eager.cpp)
     "swiglu_limit", "rope_scaling", "expert_bias", "attention_sinks",
 };
@@ -44,7 +47,7 @@ const char* const kRead[] = {
 // Keys of real configs known not to change the parameter count: numerics, tokens, RoPE/attention
 // variants without weights, routing policy and loss coefficients, serving and bookkeeping.
 const char* const kHarmless[] = {
-    "architectures", "auto_map", "_name_or_path", "transformers_version", "torch_dtype", "dtype",
+    "architectures", "auto_map", "_name_or_path", "_attn_implementation_autoset", "transformers_version", "torch_dtype", "dtype",
     "use_cache", "bos_token_id", "eos_token_id", "pad_token_id", "initializer_range",
     "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "rope_type",
     "rope_parameters", "partial_rotary_factor", "rotary_pct", "rotary_emb_base",
@@ -57,6 +60,10 @@ const char* const kHarmless[] = {
     "scale_attn_weights", "summary_type", "summary_use_proj", "summary_activation",
     "summary_proj_to_labels", "summary_first_dropout", "reorder_and_upcast_attn",
     "scale_attn_by_inverse_layer_idx", "task_specific_params", "moe_router_dtype",
+    // Llama 4 (Llama4TextAttention): a weightless L2 norm of Q and K, the NoPE layers' query scaling,
+    // and bookkeeping
+    "use_qk_norm", "attn_temperature_tuning", "floor_scale", "attn_scale", "for_llm_compressor",
+    "cache_implementation",
 };
 
 // Keys that change the parameter count in ways meshplan does not model. Each entry: key, and why.
@@ -71,8 +78,6 @@ const Unmodelled kUnmodelled[] = {
     {"ffn_config", "DBRX-style nested expert config is not read"},
     {"attn_config", "DBRX-style nested attention config is not read"},
     {"cross_attention_layers", "cross-attention layers are not modelled"},
-    {"intermediate_size_mlp", "Llama 4's dense-layer width is not read"},
-    {"interleave_moe_layer_step", "Llama 4's interleaved MoE layers are not read"},
     {"moe_layer_start_index", "this MoE layer layout is not read"},
     {"moe_num_experts", "this MoE spelling is not read (use num_experts)"},
     {"moe_num_shared_experts", "this MoE spelling is not read (use n_shared_experts)"},
@@ -86,7 +91,7 @@ const Unmodelled kUnmodelled[] = {
 // Model types whose layers differ from every family read here (extra norms, hybrid layers, nested
 // configs); their configs would be counted wrong, so they are refused by name.
 const char* const kUnmodelledTypes[] = {
-    "gemma2", "gemma3", "gemma3_text", "llama4", "llama4_text", "dbrx", "jamba", "olmoe", "olmo2",
+    "gemma2", "gemma3", "gemma3_text", "llama4", "dbrx", "jamba", "olmoe", "olmo2",
     "mllama", "mamba", "mamba2", "falcon_mamba", "phimoe",
 };
 
@@ -115,6 +120,11 @@ KeyKind classify_key(const std::string& key) {
 
 std::optional<Error> unmodelled_key(const YAML::Node& root, const std::string& model_type,
                                     const std::string& file) {
+  if (model_type == "llama4")  // the multimodal wrapper: its language model is the text_config
+    return make_error(file, "model_type", model_type,
+                      "is Llama 4's multimodal wrapper (text_config + vision_config): meshplan plans the language model",
+                      "pass its text_config (model_type llama4_text) as the model file, e.g. "
+                      "jq .text_config config.json > llama4-text.json; the vision encoder is not counted");
   if (contains(kUnmodelledTypes, model_type))
     return make_error(file, "model_type", model_type,
                       "has layers meshplan does not model (extra norms, hybrid or nested layers), "
@@ -132,11 +142,11 @@ std::optional<Error> unmodelled_key(const YAML::Node& root, const std::string& m
 // tie_word_embeddings defaults of each model class's config in transformers
 // (src/transformers/models/<type>/configuration_<type>.py): PretrainedConfig's default is True;
 // LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig, Qwen3Config,
-// Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config pass tie_word_embeddings=False; GemmaConfig
+// Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config, Llama4TextConfig pass tie_word_embeddings=False; GemmaConfig
 // passes True; FalconConfig and GPT2Config do not override it (True).
 bool default_tie_word_embeddings(const std::string& model_type, bool fallback) {
   static const char* const kUntied[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
-                                        "qwen3_moe", "deepseek_v2", "deepseek_v3"};
+                                        "qwen3_moe", "deepseek_v2", "deepseek_v3", "llama4_text"};
   static const char* const kTied[] = {"gemma", "falcon", "RefinedWeb", "RefinedWebModel", "gpt2"};
   if (contains(kUntied, model_type)) return false;
   if (contains(kTied, model_type)) return true;

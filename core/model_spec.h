@@ -44,6 +44,10 @@ struct ModelSpec {
   // Sliding-window attention (no parameters; the fused kernels skip keys outside the window):
   int64_t sliding_window = 0;       // tokens each query attends back to; 0 = none
   int64_t sliding_window_layers = 0;  // how many of the L layers use it (GPT-OSS: every other one)
+  // Chunked attention (Llama 4's iRoPE; no parameters): on chunked_layers of the L layers a query attends
+  // to the keys of its own attention_chunk-token block only (transformers create_chunked_causal_mask).
+  int64_t attention_chunk = 0;      // tokens per block; 0 = none
+  int64_t chunked_layers = 0;       // how many of the L layers (Llama 4: the 3 of every 4 with RoPE)
   // Keys that add no parameter (expert biases aside) but decide which element-wise passes a framework
   // runs around the GEMMs (core/io_model_eager.cpp; costed in costmodel/megatron_eager_ops.h):
   double glu_clamp = 0;             // gated-MLP inputs clamped to +-glu_clamp (GPT-OSS swiglu_limit 7); 0 = none

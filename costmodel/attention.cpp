@@ -35,6 +35,20 @@ double window_block_fraction(double seq, double window) {
   return blocks / (n * n);
 }
 
+double chunk_pair_fraction(double seq, double chunk) {
+  if (chunk <= 0.0 || seq <= chunk) return window_pair_fraction(seq, 0.0);
+  const double q = std::floor(seq / chunk), r = seq - q * chunk;
+  return (q * chunk * (chunk + 1.0) / 2.0 + r * (r + 1.0) / 2.0) / (seq * seq);
+}
+
+double chunk_block_fraction(double seq, double chunk) {
+  if (chunk <= 0.0 || seq <= chunk) return causal_block_fraction(seq);
+  const double n = std::ceil(seq / 128.0);
+  const double q = std::floor(seq / chunk), c = std::ceil(chunk / 128.0);
+  const double tail = std::ceil((seq - q * chunk) / 128.0);
+  return (q * c * (c + 1.0) / 2.0 + tail * (tail + 1.0) / 2.0) / (n * n);
+}
+
 double attention_backward_extra_flops(const LayerFlops& f, AttentionKind k) {
   return k == AttentionKind::Fused ? f.scores : 0.0;
 }
@@ -55,12 +69,14 @@ AttentionCoreTime materialized_time(const HardwareProfile& hw, double peak, cons
   return out;
 }
 
-// One layer's fused kernel with a window of `w` tokens (0: full causal).
+// One layer's fused kernel with a window of `w` tokens or blocks of `c` tokens (0, 0: full causal).
 AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const ModelSpec& m, double b, double s,
-                             int tp, double e, FusedAttentionKernel kernel, double w) {
+                             int tp, double e, FusedAttentionKernel kernel, double w, double c = 0.0) {
   const double t = static_cast<double>(tp);
   const LayerFlops f = layer_forward_flops(m, b, s);
-  const double executed = window_block_fraction(s, w) * f.attention_core() / t;  // 2 GEMMs, computed blocks
+  const bool chunked = c > 0.0 && c < s;
+  const double blocks = chunked ? chunk_block_fraction(s, c) : window_block_fraction(s, w);
+  const double executed = blocks * f.attention_core() / t;  // 2 GEMMs, computed blocks
   const double h = static_cast<double>(m.hidden_size), kv = static_cast<double>(m.kv_dim());
   const double a = static_cast<double>(m.num_heads);
   const double lse = 4.0 * b * a * s / t;
@@ -73,10 +89,12 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
   if (const AttentionKernelSpeed* curve = attention_speed_curve(hw, kernel, static_cast<double>(m.head_dim()))) {
     // The kernel's published forward + backward speed at this length (costmodel/attention_speed.h),
     // on FLOPs counted as its benchmark counts them: causal half of the square, backward 2.5x.
-    // A window: its share of the square, at the speed of a causal kernel of length 2w.
+    // A window: its share of the square, at the speed of a causal kernel of length 2w. Chunks: their
+    // share, at the speed of a causal kernel of the chunk's length.
     const bool windowed = w > 0.0 && w < s;
-    const double half = windowed ? window_pair_fraction(s, w) : 0.5;
-    const double total = 3.5 * half * f.attention_core() / t / curve_flops_per_s(*curve, windowed ? std::min(s, 2.0 * w) : s);
+    const double half = chunked ? chunk_pair_fraction(s, c) : windowed ? window_pair_fraction(s, w) : 0.5;
+    const double length = chunked ? c : windowed ? std::min(s, 2.0 * w) : s;
+    const double total = 3.5 * half * f.attention_core() / t / curve_flops_per_s(*curve, length);
     const double share = forward_time_share(hw, kernel);
     fwd_gemm = share * total;
     bwd_gemm = (1.0 - share) * total;
@@ -108,11 +126,15 @@ AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak, co
                                       bool apply_window) {
   if (k != AttentionKind::Fused) return materialized_time(hw, peak, m, b, s, tp);
   const AttentionCoreTime full = fused_time(hw, peak, m, b, s, tp, e, kernel, 0.0);
-  const double w = static_cast<double>(m.sliding_window);
-  if (!apply_window || w <= 0.0 || w >= s || m.sliding_window_layers <= 0 || m.num_layers <= 0) return full;
-  // The layers' mean: sliding_window_layers windowed, the rest full.
-  const AttentionCoreTime win = fused_time(hw, peak, m, b, s, tp, e, kernel, w);
-  const double share = static_cast<double>(m.sliding_window_layers) / static_cast<double>(m.num_layers);
+  const double w = static_cast<double>(m.sliding_window), c = static_cast<double>(m.attention_chunk);
+  const bool windowed = w > 0.0 && w < s && m.sliding_window_layers > 0;
+  const bool chunked = c > 0.0 && c < s && m.chunked_layers > 0;
+  if (!apply_window || !(windowed || chunked) || m.num_layers <= 0) return full;
+  // The layers' mean: sliding_window_layers windowed (or chunked_layers chunked), the rest full.
+  const AttentionCoreTime win = windowed ? fused_time(hw, peak, m, b, s, tp, e, kernel, w)
+                                         : fused_time(hw, peak, m, b, s, tp, e, kernel, 0.0, c);
+  const double share = static_cast<double>(windowed ? m.sliding_window_layers : m.chunked_layers) /
+                       static_cast<double>(m.num_layers);
   AttentionCoreTime out;
   out.forward_s = share * win.forward_s + (1.0 - share) * full.forward_s;
   out.backward_s = share * win.backward_s + (1.0 - share) * full.backward_s;

@@ -34,6 +34,16 @@ double window_pair_fraction(double seq, double window);
 /// causal_block_fraction(s) when w >= s.
 double window_block_fraction(double seq, double window);
 
+/// Chunked attention (ModelSpec::attention_chunk C, Llama 4): a query attends to the keys of its own
+/// C-token block up to itself (transformers' chunked causal mask). With s = q C + r that is
+///   q C (C + 1) / 2 + r (r + 1) / 2 pairs, as a fraction of s^2 (plain causal for C >= s).
+double chunk_pair_fraction(double seq, double chunk);
+
+/// The 128 x 128 score blocks a fused kernel computes under that mask, as a fraction of n^2,
+/// n = ceil(s / 128): each block of c = ceil(C / 128) tiles computes c (c + 1) / 2 (a causal kernel of
+/// length C), the last partial one likewise. Equals causal_block_fraction(s) when C >= s.
+double chunk_block_fraction(double seq, double chunk);
+
 /// Extra FLOPs the attention backward executes beyond twice the forward (hardware FLOPs, not model
 /// FLOPs): fused kernels recompute Q K^T in the backward (one more scores GEMM, Dao 2023 Alg. 2);
 /// materialized kernels read the stashed softmax output: 0. Counted like Megatron, without the
@@ -61,6 +71,8 @@ struct AttentionCoreTime {
 /// the mean over the model's layers, sliding_window_layers of them at window_block_fraction (or, with
 /// a published speed curve, window_pair_fraction of the square at the curve's speed for length
 /// min(s, 2w): a windowed query does the work of a causal one at length 2w), the others as above.
+/// Chunked attention likewise: chunked_layers at chunk_block_fraction (or chunk_pair_fraction of the
+/// square at the curve's speed for length C: each block is a causal kernel of length C).
 /// `apply_window` false costs every layer as full causal attention (context parallelism's steps,
 /// whose window depends on global positions: costmodel/README.md "Context parallelism").
 AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak_flops_per_s, const ModelSpec& m,

@@ -43,6 +43,12 @@ ErrorList validate_chunk(const ChunkSpec& s, const TpContext& tp, const std::str
                                   std::to_string(s.seq_len),
                               "drop sliding_window from the model file, or run with --seq <= the window"));
   }
+  if (m.attention_chunk > 0 && m.chunked_layers > 0 && s.seq_len > m.attention_chunk) {
+    errs.push_back(make_error(where, "attention_chunk_size", std::to_string(m.attention_chunk),
+                              "the executor's attention is full causal (no chunked attention) at seq_len=" +
+                                  std::to_string(s.seq_len),
+                              "run with --seq <= the chunk, or drop attention_chunk_size from the model file"));
+  }
   if (m.max_position_embeddings > 0 && s.seq_len > m.max_position_embeddings) {
     errs.push_back(make_error(where, "seq_len", std::to_string(s.seq_len),
                               "longer than max_position_embeddings=" +

@@ -43,3 +43,28 @@ TEST_CASE("a sliding window shortens the fused attention core by the layers' mea
   CHECK(attention_core_time(hw, 312e12, m, AttentionKind::Materialized, 1, s, 1, 2.0).forward_s ==
         Approx(attention_core_time(hw, 312e12, plain, AttentionKind::Materialized, 1, s, 1, 2.0).forward_s));
 }
+
+TEST_CASE("chunked attention (Llama 4): pairs and 128-blocks inside each chunk, the layers' mean") {
+  // s = 10, C = 4: chunks of 4, 4 and 2 tokens: 10 + 10 + 3 = 23 of 100 pairs.
+  CHECK(chunk_pair_fraction(10, 4) == Approx(23.0 / 100.0));
+  CHECK(chunk_pair_fraction(8, 8) == Approx(36.0 / 64.0));  // one chunk: plain causal
+  CHECK(chunk_pair_fraction(8, 0) == Approx(36.0 / 64.0));
+  // s = 1024 (8 blocks), C = 256 (2 blocks): 4 chunks of 3 blocks = 12 of 64.
+  CHECK(chunk_block_fraction(1024, 256) == Approx(12.0 / 64.0));
+  CHECK(chunk_block_fraction(1024, 4096) == Approx(causal_block_fraction(1024)));
+  HardwareProfile hw = meshplan_test::a100();  // no speed curve: the block-fraction path
+  ModelSpec m = meshplan_test::llama3_8b();
+  const double s = 32768;
+  const AttentionCoreTime full = attention_core_time(hw, 312e12, m, AttentionKind::Fused, 1, s, 1, 2.0);
+  m.attention_chunk = 8192;
+  m.chunked_layers = m.num_layers;
+  const AttentionCoreTime all = attention_core_time(hw, 312e12, m, AttentionKind::Fused, 1, s, 1, 2.0);
+  // 4 causal kernels of 8192 instead of one of 32768: ~1/4 of the work.
+  CHECK(all.forward_s == Approx(full.forward_s * chunk_block_fraction(s, 8192) / causal_block_fraction(s)).epsilon(0.02));
+  m.chunked_layers = m.num_layers * 3 / 4;
+  const AttentionCoreTime mix = attention_core_time(hw, 312e12, m, AttentionKind::Fused, 1, s, 1, 2.0);
+  CHECK(mix.forward_s == Approx(0.75 * all.forward_s + 0.25 * full.forward_s));
+  // A sequence within one chunk: unchanged.
+  CHECK(attention_core_time(hw, 312e12, m, AttentionKind::Fused, 1, 8192, 1, 2.0).forward_s ==
+        Approx(attention_core_time(hw, 312e12, meshplan_test::llama3_8b(), AttentionKind::Fused, 1, 8192, 1, 2.0).forward_s));
+}

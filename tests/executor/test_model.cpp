@@ -166,6 +166,20 @@ TEST_CASE("validate_chunk refuses a sliding window longer sequences would need (
   CHECK(validate_chunk(s, TpContext{}, "plan.json").empty());
 }
 
+TEST_CASE("validate_chunk refuses chunked attention longer sequences would need (Llama 4)", "[executor][model]") {
+  ChunkSpec s;
+  s.model = tiny_llama();
+  s.num_layers = 2;
+  s.seq_len = 8;
+  s.model.attention_chunk = 4;
+  s.model.chunked_layers = 1;
+  const ErrorList errs = validate_chunk(s, TpContext{}, "plan.json");
+  REQUIRE(errs.size() == 1);
+  CHECK(errs[0].field == "attention_chunk_size");
+  s.seq_len = 4;  // one chunk holds the sequence: plain causal attention
+  CHECK(validate_chunk(s, TpContext{}, "plan.json").empty());
+}
+
 TEST_CASE("tp4 on a multi-head model matches one rank", "[executor][model]") {
   ModelSpec m = tiny_llama();
   m.num_kv_heads = 4;
