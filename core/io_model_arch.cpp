@@ -60,7 +60,11 @@ void read_attention_extras(Reader& r, const YAML::Node& root, ModelSpec& m) {
            "DeepSeek configs give attention_bias: false");
   m.qkv_bias = r.boolean(root, "qkv_bias", "qkv_bias", qwen2 || attention_bias, "biases on Q, K and V");
   m.o_bias = r.boolean(root, "o_bias", "o_bias", attention_bias && !qwen2, "bias on the output projection");
-  m.qk_norm = r.boolean(root, "qk_norm", "qk_norm", qwen3, "RMSNorm of head_dim on each Q and K head");
+  // use_qk_norm: Llama 4's is a weightless L2 norm (Llama4TextL2Norm); elsewhere (GLM-4.5's
+  // Glm4MoeAttention) a q_norm / k_norm RMSNorm of head_dim with weights, as Qwen3's.
+  const bool use_qk_norm = m.model_type != "llama4_text" &&
+                           r.boolean(root, "use_qk_norm", "use_qk_norm", false, "RMSNorm of head_dim on Q and K");
+  m.qk_norm = r.boolean(root, "qk_norm", "qk_norm", qwen3 || use_qk_norm, "RMSNorm of head_dim on each Q and K head");
   if (Reader::has(root, "norm_bias")) m.norm_bias = r.boolean(root, "norm_bias", "norm_bias", false, "LayerNorm bias");
   if (Reader::has(root, "norms_per_layer"))
     m.norms_per_layer = r.integer(root, "norms_per_layer", "norms_per_layer", int64_t{2}, "1 or 2");

@@ -39,7 +39,7 @@ const char* const kRead[] = {
     "sliding_window", "use_sliding_window", "max_window_layers", "layer_types", "sliding_window_layers",
     // Llama 4's text decoder and chunked attention (io_model_llama4.cpp)
     "intermediate_size_mlp", "interleave_moe_layer_step", "moe_layers", "no_rope_layers", "no_rope_layer_interval",
-    "attention_chunk_size", "chunked_attention_layers",
+    "attention_chunk_size", "chunked_attention_layers", "use_qk_norm",
     // clamped GLU, YaRN RoPE, expert biases (io_model_eager.cpp)
     "swiglu_limit", "rope_scaling", "expert_bias", "attention_sinks",
 };
@@ -60,9 +60,8 @@ const char* const kHarmless[] = {
     "scale_attn_weights", "summary_type", "summary_use_proj", "summary_activation",
     "summary_proj_to_labels", "summary_first_dropout", "reorder_and_upcast_attn",
     "scale_attn_by_inverse_layer_idx", "task_specific_params", "moe_router_dtype",
-    // Llama 4 (Llama4TextAttention): a weightless L2 norm of Q and K, the NoPE layers' query scaling,
-    // and bookkeeping
-    "use_qk_norm", "attn_temperature_tuning", "floor_scale", "attn_scale", "for_llm_compressor",
+    // Llama 4 (Llama4TextAttention): the NoPE layers' query scaling, and bookkeeping
+    "attn_temperature_tuning", "floor_scale", "attn_scale", "for_llm_compressor",
     "cache_implementation",
 };
 

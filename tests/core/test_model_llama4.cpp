@@ -106,6 +106,14 @@ TEST_CASE("Llama 4 keys: layer_types, a null chunk, canonical keys, and what is 
                 "vocab_size: 1000\nintermediate_size_mlp: 2048\n").field == "intermediate_size_mlp");
   // A moe_layers list that is not every step-th layer; a bad layer type; the multimodal wrapper.
   CHECK(refused(head + "interleave_moe_layer_step: 2\nmoe_layers: [0, 2]\n").field == "moe_layers");
+  // use_qk_norm: weightless in Llama 4, a head_dim RMSNorm with weights elsewhere (GLM-4.5), as Qwen3's.
+  const std::string llama = "model_type: llama\nhidden_size: 512\nnum_hidden_layers: 4\nnum_attention_heads: 8\n"
+                            "vocab_size: 1000\n";
+  auto normed = parse_model(llama + "use_qk_norm: true\n", "t.yaml");
+  REQUIRE(normed.ok());
+  CHECK(normed.value().qk_norm);
+  CHECK(*normed.value().exact_parameters() ==
+        *parse_model(llama, "t.yaml").value().exact_parameters() + 4 * 2 * 64);
   CHECK(refused(head + "layer_types: [chunked_attention, sliding_attention, full_attention, full_attention]\n")
             .field == "layer_types[1]");
   const Error wrapper = refused("model_type: llama4\ntext_config: {hidden_size: 512}\n");
