@@ -15,7 +15,11 @@ namespace {
 // (transformers models/llama4/configuration_llama4.py, Llama4TextConfig.__post_init__).
 int64_t llama4_chunked_layers(Reader& r, const YAML::Node& root, const ModelSpec& m) {
   const int64_t L = m.num_layers;
-  const char* key = Reader::has(root, "layer_types") ? "layer_types" : "no_rope_layers";
+  const bool typed = Reader::has(root, "layer_types");
+  const std::string key = typed ? "layer_types" : "no_rope_layers";
+  // Each entry: (chunked spelling, full spelling).
+  const char* chunked_name = typed ? "chunked_attention" : "1";
+  const char* full_name = typed ? "full_attention" : "0";
   if (Reader::has(root, key) && !(root[key].IsSequence() && root[key].size() == 0)) {
     const YAML::Node list = root[key];
     if (!list.IsSequence() || static_cast<int64_t>(list.size()) != L) {
@@ -25,12 +29,10 @@ int64_t llama4_chunked_layers(Reader& r, const YAML::Node& root, const ModelSpec
     int64_t chunked = 0;
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string v = list[i].IsScalar() ? list[i].Scalar() : std::string();
-      const bool is_chunked = key == std::string("layer_types") ? v == "chunked_attention" : v == "1";
-      const bool is_full = key == std::string("layer_types") ? v == "full_attention" : v == "0";
-      if (!is_chunked && !is_full)
-        r.fail(std::string(key) + "[" + std::to_string(i) + "]", v, "is not an attention type meshplan costs",
-               key == std::string("layer_types") ? "chunked_attention or full_attention" : "1 (RoPE) or 0 (NoPE)");
-      chunked += is_chunked ? 1 : 0;
+      if (v != chunked_name && v != full_name)
+        r.fail(key + "[" + std::to_string(i) + "]", v, "is not an attention type meshplan costs",
+               typed ? "chunked_attention or full_attention" : "1 (RoPE) or 0 (NoPE)");
+      chunked += v == chunked_name ? 1 : 0;
     }
     return chunked;
   }
@@ -80,10 +82,12 @@ void read_llama4_moe(Reader& r, const YAML::Node& root, ModelSpec& m) {
 
 void read_llama4(Reader& r, const YAML::Node& root, ModelSpec& m) {
   const bool llama4 = m.model_type == "llama4_text";
-  for (const char* key : {"intermediate_size_mlp", "interleave_moe_layer_step", "moe_layers", "no_rope_layers",
-                          "no_rope_layer_interval"})
+  // Elsewhere these change the count in ways not modelled (no_rope_layers and its interval, NoPE layers,
+  // have no weights: ignored outside Llama 4, e.g. SmolLM3's).
+  for (const char* key : {"intermediate_size_mlp", "interleave_moe_layer_step", "moe_layers"})
     if (!llama4 && Reader::has(root, key))
-      r.fail(key, io_detail::node_text(root[key]), "is read for model_type llama4_text only", "");
+      r.fail(key, io_detail::node_text(root[key]), "changes the parameter count and is read for model_type llama4_text only",
+             "give model_type: llama4_text if this is Llama 4's language model");
   if (llama4) read_llama4_moe(r, root, m);
   // attention_chunk_size: Llama4TextConfig's default 8192 (null: none); other model types only with
   // meshplan's own chunked_attention_layers.

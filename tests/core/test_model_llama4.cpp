@@ -104,6 +104,11 @@ TEST_CASE("Llama 4 keys: layer_types, a null chunk, canonical keys, and what is 
                 "vocab_size: 1000\nattention_chunk_size: 2048\n").field == "attention_chunk_size");
   CHECK(refused("model_type: llama\nhidden_size: 512\nnum_hidden_layers: 4\nnum_attention_heads: 8\n"
                 "vocab_size: 1000\nintermediate_size_mlp: 2048\n").field == "intermediate_size_mlp");
+  // NoPE layers have no weights: no_rope_layers is accepted (and changes nothing) elsewhere.
+  auto nope = parse_model("model_type: llama\nhidden_size: 512\nnum_hidden_layers: 4\nnum_attention_heads: 8\n"
+                          "vocab_size: 1000\nno_rope_layers: [1, 1, 1, 0]\nno_rope_layer_interval: 4\n", "t.yaml");
+  REQUIRE(nope.ok());
+  CHECK(nope.value().chunked_layers == 0);
   // A moe_layers list that is not every step-th layer; a bad layer type; the multimodal wrapper.
   CHECK(refused(head + "interleave_moe_layer_step: 2\nmoe_layers: [0, 2]\n").field == "moe_layers");
   // use_qk_norm: weightless in Llama 4, a head_dim RMSNorm with weights elsewhere (GLM-4.5), as Qwen3's.
