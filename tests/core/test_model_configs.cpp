@@ -6,17 +6,13 @@
 #include <string>
 
 #include "core/io.h"
+#include "hf_configs.h"
 
 using namespace meshplan;
 
-static const std::string kConfigs = std::string(MESHPLAN_SOURCE_DIR) + "/tests/data/hf_configs/";
+static const std::string& kConfigs = meshplan_test::kHfConfigs;
 
-static ModelSpec load(const std::string& file) {
-  auto r = load_model(kConfigs + file);
-  INFO(file << ": " << (r.ok() ? "" : r.error().one_line()));
-  REQUIRE(r.ok());
-  return r.value();
-}
+static ModelSpec load(const std::string& file) { return meshplan_test::load_hf_config(file); }
 
 // Total and active counts, exact (int64) and in double; the double path equals the exact one.
 static void check_counts(const ModelSpec& m, int64_t total, int64_t active) {

@@ -5,17 +5,12 @@
 #include <string>
 
 #include "core/io.h"
+#include "hf_configs.h"
 
 using namespace meshplan;
 
-static const std::string kConfigs = std::string(MESHPLAN_SOURCE_DIR) + "/tests/data/hf_configs/";
 
-static ModelSpec load(const std::string& file) {
-  auto r = load_model(kConfigs + file);
-  INFO(file << ": " << (r.ok() ? "" : r.error().one_line()));
-  REQUIRE(r.ok());
-  return r.value();
-}
+static ModelSpec load(const std::string& file) { return meshplan_test::load_hf_config(file); }
 
 static Error refused(const std::string& text) {
   auto r = parse_model(text, "llama4.yaml");
