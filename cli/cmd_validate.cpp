@@ -74,7 +74,8 @@ ojson stats_object(const ErrorStats& s) {
 }
 
 ojson run_object(const RunPrediction& r) {
-  ojson j = {{"label", r.label}, {"use", r.tuning ? "tuning" : "held-out"}};
+  ojson j = {{"label", r.label}, {"use", r.tuning ? "tuning" : r.regression.empty() ? "held-out" : "regression"}};
+  if (!r.regression.empty()) j["regression"] = r.regression;
   if (!r.skipped.empty()) {
     j["skipped"] = r.skipped;
     return j;
@@ -113,7 +114,7 @@ std::vector<const RunPrediction*> not_fitting(const ValidationReport& all) {
 ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport& all) {
   ojson j;
   j["schema"] = "meshplan.validate/1";  // keys added since: use, skipped, held_out, tuning, memory (+ per run
-                                        // published_memory_bytes, memory_error), not_fitting
+                                        // published_memory_bytes, memory_error), not_fitting, regression
   ojson list = ojson::array();
   for (const SetReport& s : sets) {
     ojson runs = ojson::array();
@@ -126,6 +127,7 @@ ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport
                     {"max_abs_error", report_number(s.report.max_abs_error)},
                     {"held_out", stats_object(s.report.held_out)},
                     {"tuning", stats_object(s.report.tuning)},
+                    {"regression", stats_object(s.report.regression)},
                     {"skipped", s.report.skipped}});
   }
   j["sets"] = list;
@@ -134,6 +136,7 @@ ojson validate_object(const std::vector<SetReport>& sets, const ValidationReport
   j["max_abs_error"] = report_number(all.max_abs_error);
   j["held_out"] = stats_object(all.held_out);
   j["tuning"] = stats_object(all.tuning);
+  j["regression"] = stats_object(all.regression);  // published figures their publisher calls a regression
   j["skipped"] = all.skipped;
   j["memory"] = stats_object(memory_stats(all.runs));  // runs with a published peak memory
   j["not_fitting"] = not_fitting(all).size();  // published runs predicted not to fit
@@ -156,7 +159,7 @@ std::string run_line(const RunPrediction& r) {
   std::snprintf(line, sizeof line, "  %-34s %11s%s %12s %8s %6.3f %6s %s\n", r.label.c_str(),
                 format_number(r.published_s).c_str(), r.derived ? "*" : " ", format_number(r.predicted_s).c_str(),
                 percent(r.error).c_str(), r.estimate.throughput.mfu, r.estimate.fits ? "yes" : "no",
-                r.tuning ? "tuning" : "");
+                r.tuning ? "tuning" : r.regression.empty() ? "" : "regression (not scored)");
   std::string s = line;
   if (r.published_memory_bytes > 0) {
     std::snprintf(line, sizeof line, "  %-34s %10.1f GiB %8.1f GiB %8s   (peak memory per GPU)\n", "",
@@ -175,14 +178,18 @@ std::string stats_text(const char* what, const ErrorStats& st) {
   return line;
 }
 
-// One line per group (source file) for the runs of one use (held-out or tuning).
-std::string group_table(const std::vector<SetReport>& sets, bool tuning, const ErrorStats& total) {
+// One line per group (source file) for the runs of one use (held-out, tuning or regression).
+std::string group_table(const std::vector<SetReport>& sets, ErrorStats ValidationReport::*use, const ErrorStats& total) {
   if (total.runs == 0) return "";
-  std::string s = tuning ? "TUNING runs (a profile parameter was set on them; not an independent test):\n"
-                         : "HELD-OUT runs (no parameter was set on them):\n";
+  std::string s =
+      use == &ValidationReport::tuning ? "TUNING runs (a profile parameter was set on them; not an independent test):\n"
+      : use == &ValidationReport::held_out
+          ? "HELD-OUT runs (no parameter was set on them):\n"
+          : "REGRESSION runs (their publisher reports these figures as a software regression; predicted, not "
+            "scored):\n";
   char line[256];
   for (const SetReport& set : sets) {
-    const ErrorStats& st = tuning ? set.report.tuning : set.report.held_out;
+    const ErrorStats& st = set.report.*use;
     if (st.runs == 0) continue;
     std::snprintf(line, sizeof line, "  %-40s %4d runs  mean |error| %6.2f%%  max %6.2f%%\n", set.set.name.c_str(),
                   st.runs, 100.0 * st.mean_abs_error, 100.0 * st.max_abs_error);
@@ -202,12 +209,14 @@ std::string validate_table(const std::vector<SetReport>& sets, const ValidationR
                   "error", "MFU", "fits");
     s += line;
     for (const auto& r : set.report.runs) s += run_line(r);
-    for (const std::string& t : {stats_text("held-out:", set.report.held_out), stats_text("tuning:", set.report.tuning)})
+    for (const std::string& t : {stats_text("held-out:", set.report.held_out), stats_text("tuning:", set.report.tuning),
+                                 stats_text("regression (not scored):", set.report.regression)})
       if (!t.empty()) s += "  " + t + "\n";
     s += "\n";
   }
-  s += group_table(sets, false, all.held_out);
-  s += group_table(sets, true, all.tuning);
+  s += group_table(sets, &ValidationReport::held_out, all.held_out);
+  s += group_table(sets, &ValidationReport::tuning, all.tuning);
+  s += group_table(sets, &ValidationReport::regression, all.regression);
   if (const ErrorStats m = memory_stats(all.runs); m.runs > 0) {
     std::snprintf(line, sizeof line,
                   "PEAK MEMORY per GPU, where the source publishes it (reported, not a target): %d runs, "

@@ -71,7 +71,7 @@ ValidationAccuracy validation_accuracy(const ParallelConfig& cfg, const std::str
   std::vector<ParallelConfig> configs;
   predict_all(profiles_dir, runs, configs);
   ValidationAccuracy a;
-  const ErrorStats held = error_stats(runs, [](const RunPrediction& r) { return !r.tuning && r.skipped.empty(); });
+  const ErrorStats held = error_stats(runs, [](const RunPrediction& r) { return r.held_out() && r.skipped.empty(); });
   a.held_out_runs = held.runs;
   a.held_out_mean_abs_error = held.mean_abs_error;
   const Regime r = regime_of(cfg);

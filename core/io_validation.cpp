@@ -54,7 +54,7 @@ const std::set<std::string> kRunKeys = {
     "label", "model", "gpus", "tp", "pp", "dp", "cp", "ep", "etp", "zero", "global_batch", "micro_batch", "seq",
     "virtual_stages", "recompute", "sequence_parallel", "dp_overlap", "schedule", "iteration_s", "tflops_per_gpu",
     "tokens_per_s_per_gpu", "mfu", "mfu_peak_tflops", "shard_group", "flops_formula", "attention", "framework",
-    "use", "fp8", "fp8_recipe", "fp8_param_gather", "ac_policy", "note", "assumed", "tp_comm_overlap",
+    "use", "regression", "fp8", "fp8_recipe", "fp8_param_gather", "ac_policy", "note", "assumed", "tp_comm_overlap",
     "overlap_param_gather", "moe_a2a_overlap", "activation_offload_layers", "dp_all_reduce", "dp_reduce_dtype",
     "grad_accumulation_pass", "cross_entropy", "unpad_attention", "compile", "norm_type", "fused_kernel",
     "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
@@ -138,9 +138,19 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   else r.fail(path + ".attention", att, "unknown attention kernel", "fused or materialized");
   run.framework = r.text(n, "framework", path + ".framework", defaults.framework, "megatron|deepspeed|fsdp|...");
   const std::string use = r.text(n, "use", path + ".use", std::string(defaults.tuning ? "tuning" : "held-out"),
-                                 "tuning|held-out");
-  if (use != "tuning" && use != "held-out") r.fail(path + ".use", use, "unknown use", "tuning or held-out");
+                                 "tuning|held-out|regression");
+  if (use != "tuning" && use != "held-out" && use != "regression")
+    r.fail(path + ".use", use, "unknown use", "tuning, held-out or regression");
   run.tuning = use == "tuning";
+  // A figure its publisher calls a regression measures a bug, not the layout: kept, predicted, printed
+  // apart and not scored, and only with the publisher's own statement quoted.
+  run.regression = r.text(n, "regression", path + ".regression", std::string(),
+                          "where the publisher reports the regression");
+  if (use == "regression" && run.regression.empty())
+    r.fail(path + ".regression", "", "use: regression without the publisher's statement",
+           "quote the footnote or issue that reports this figure as a regression");
+  if (use != "regression" && !run.regression.empty())
+    r.fail(path + ".use", use, "a `regression:` statement on a run that is not use: regression", "use: regression");
   run.fp8 = r.boolean(n, "fp8", path + ".fp8", defaults.fp8, "true|false");
   const std::string acp = r.text(n, "ac_policy", path + ".ac_policy", std::string(), "torchtitan-op|every-N-layers");
   if (auto a = parse_ac_policy(acp)) run.ac_policy = *a;

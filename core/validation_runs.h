@@ -41,6 +41,10 @@ struct ValidationRun {
   bool fp8 = false;             // FP8 linear GEMMs (Transformer Engine / torchao)
   AcPolicy ac_policy;           // `ac_policy:` how selective/full is carried out (core/ac_policy.h)
   bool tuning = false;          // `use: tuning`: a profile parameter was set on this run
+  /// `use: regression`: the publisher itself reports this figure as a software performance regression;
+  /// `regression:` quotes where (a footnote, a maintainer's issue). Predicted and printed, not scored.
+  std::string regression;
+  bool held_out() const { return !tuning && regression.empty(); }
   std::string note;             // assumptions made where the paper is silent
   bool tp_comm_overlap = false;       // Megatron --tp-comm-overlap (FrameworkKnobs::tp_comm_overlap)
   bool overlap_param_gather = false;  // Megatron --overlap-param-gather (FrameworkKnobs::param_gather_overlap)

@@ -23,7 +23,7 @@ RegimeAccuracy regime_accuracy(const std::vector<RunPrediction>& runs, const std
   RegimeAccuracy a;
   double abs_sum = 0.0, sum = 0.0;
   for (size_t i = 0; i < runs.size() && i < configs.size(); ++i) {
-    if (runs[i].tuning || !runs[i].skipped.empty() || !(regime_of(configs[i]) == r)) continue;
+    if (!runs[i].held_out() || !runs[i].skipped.empty() || !(regime_of(configs[i]) == r)) continue;
     ++a.runs;
     abs_sum += std::fabs(runs[i].error);
     sum += runs[i].error;

@@ -202,6 +202,7 @@ Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun&
     skip.set = set.name;
     skip.label = run.label;
     skip.tuning = run.tuning;
+    skip.regression = run.regression;
     skip.skipped = "expert parallelism on a model read without experts (its MoE keys were not understood)";
     return skip;
   }
@@ -212,6 +213,7 @@ Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun&
   out.label = run.label;
   out.derived = run.iteration_s <= 0;
   out.tuning = run.tuning;
+  out.regression = run.regression;
   out.published_from = run.iteration_s > 0             ? "iteration_s"
                        : run.tokens_per_s_per_gpu > 0 ? "tokens_per_s_per_gpu"
                        : run.tflops_per_gpu > 0       ? "tflops_per_gpu"
@@ -228,8 +230,9 @@ void summarize(ValidationReport& report) {
   const ErrorStats all = error_stats(report.runs, [](const RunPrediction&) { return true; });
   report.mean_abs_error = all.mean_abs_error;
   report.max_abs_error = all.max_abs_error;
-  report.held_out = error_stats(report.runs, [](const RunPrediction& r) { return !r.tuning; });
+  report.held_out = error_stats(report.runs, [](const RunPrediction& r) { return r.held_out(); });
   report.tuning = error_stats(report.runs, [](const RunPrediction& r) { return r.tuning; });
+  report.regression = error_stats(report.runs, [](const RunPrediction& r) { return !r.regression.empty(); });
   report.skipped = 0;
   for (const auto& r : report.runs) report.skipped += r.skipped.empty() ? 0 : 1;
 }

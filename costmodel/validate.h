@@ -18,6 +18,8 @@ struct RunPrediction {
   bool derived = false;       // published_s was derived from TFLOP/s with the paper's FLOP formula
   const char* published_from = "iteration_s";  // or tokens_per_s_per_gpu, tflops_per_gpu, mfu
   bool tuning = false;        // a profile parameter was set on this run (not an independent test)
+  std::string regression;     // the publisher's statement that this figure is a regression (not scored)
+  bool held_out() const { return !tuning && regression.empty(); }
   std::string skipped;        // non-empty: why the run is not predicted (e.g. context parallelism)
   StepEstimate estimate;
   double published_memory_bytes = 0;  // the source's peak memory per GPU (`memory_gib`), 0 = none
@@ -38,6 +40,7 @@ struct ValidationReport {
   double max_abs_error = 0;
   ErrorStats held_out;        // runs not used to set any parameter
   ErrorStats tuning;          // runs a profile parameter was set on
+  ErrorStats regression;      // runs whose published figure its publisher reports as a regression
   int skipped = 0;
 };
 

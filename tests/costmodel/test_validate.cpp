@@ -143,6 +143,51 @@ runs:
   CHECK(r.tuning.mean_abs_error == Approx(std::fabs(r.runs[1].error)));
 }
 
+TEST_CASE("use: regression - predicted and printed, not scored, only with the publisher's statement") {
+  const std::string head = R"(
+source: test
+hardware: a100-80gb-sxm
+flops_formula: mosaic
+mfu_peak_tflops: 312
+framework: fsdp
+models:
+  m: {n_embd: 2048, n_layer: 24, n_head: 16, vocab_size: 50368, n_positions: 2048, dropout: false}
+runs:
+  - {model: m, gpus: 8, dp: 8, zero: 3, global_batch: 64, micro_batch: 8, tokens_per_s_per_gpu: 20000}
+)";
+  auto set = parse_validation(head + R"(  - {model: m, gpus: 8, dp: 8, zero: 3, global_batch: 64, micro_batch: 8,
+     tokens_per_s_per_gpu: 5000, use: regression, regression: "footnote: a known regression"}
+)",
+                              "t.yaml");
+  REQUIRE(set.ok());
+  CHECK(set.value().runs[1].regression == "footnote: a known regression");
+  CHECK_FALSE(set.value().runs[1].held_out());
+  CHECK(set.value().runs[0].held_out());
+  auto report = predict_set(set.value(), meshplan_test::a100());
+  REQUIRE(report.ok());
+  const ValidationReport& r = report.value();
+  REQUIRE(r.runs.size() == 2);
+  // Same layout, a quarter of the throughput: the regressed figure misses by far more, and is not
+  // in the held-out score.
+  CHECK(std::fabs(r.runs[1].error) > std::fabs(r.runs[0].error));
+  CHECK(r.held_out.runs == 1);
+  CHECK(r.held_out.mean_abs_error == Approx(std::fabs(r.runs[0].error)));
+  CHECK(r.regression.runs == 1);
+  CHECK(r.regression.mean_abs_error == Approx(std::fabs(r.runs[1].error)));
+  CHECK(r.tuning.runs == 0);
+  // Without the publisher's statement, or a statement on a scored run: refused, naming the field.
+  auto bare = parse_validation(head + "  - {model: m, gpus: 8, dp: 8, zero: 3, global_batch: 64, micro_batch: 8, "
+                                      "tokens_per_s_per_gpu: 5000, use: regression}\n",
+                               "t.yaml");
+  REQUIRE_FALSE(bare.ok());
+  CHECK_THAT(bare.error().one_line(), Catch::Contains("regression"));
+  auto stray = parse_validation(head + "  - {model: m, gpus: 8, dp: 8, zero: 3, global_batch: 64, micro_batch: 8, "
+                                       "tokens_per_s_per_gpu: 5000, regression: \"x\"}\n",
+                                "t.yaml");
+  REQUIRE_FALSE(stray.ok());
+  CHECK_THAT(stray.error().one_line(), Catch::Contains("use: regression"));
+}
+
 TEST_CASE("fp8_recipe keys map to Transformer Engine's recipes - mxfp8 included, unknown names refused") {
   const std::string head = R"(
 source: test
