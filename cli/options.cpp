@@ -80,7 +80,7 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
                  {"gpipe", "1f1b", "interleaved", "zb-h1"});
   sub->add_option("--virtual-stages", o.virtual_stages, "Model chunks per pipeline rank (interleaved)");
   sub->add_flag("--no-dp-overlap", o.no_dp_overlap, "Do not overlap DP gradient reduction with backward");
-  sub->add_option("--layers-per-stage", o.layers_per_stage, "Layers per pipeline chunk, e.g. 7,9,9,7");
+  sub->add_option("--layers-per-stage", o.layers_per_stage, "Layers per pipeline chunk in model order, e.g. 7,9,9,7; the first and last may be 0 (a chunk with only the embedding, or only the LM head and loss: Megatron-Bridge's account_for_embedding/loss_in_pipeline_split)");
   add_cp_option(sub, o.cp);
   sub->add_option("--etp", o.etp, "Expert tensor-parallel degree, MoE models (default: --tp, as Megatron-Core)");
 }
@@ -216,10 +216,11 @@ static Result<std::vector<int>> parse_layers(const std::string& s, const std::st
   while (std::getline(in, item, ',')) {
     char* end = nullptr;
     long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 1 || v > limits::kMaxLayers)
+    // 0 is refused later except first and last (core/parallel_config.h layer_split_ok).
+    if (item.empty() || *end != '\0' || v < 0 || v > limits::kMaxLayers)
       return make_error(where, "--layers-per-stage", s,
-                        "must be integers in 1.." + std::to_string(limits::kMaxLayers) + " separated by commas",
-                        "e.g. --layers-per-stage 7,9,9,7");
+                        "must be integers in 0.." + std::to_string(limits::kMaxLayers) + " separated by commas",
+                        "e.g. --layers-per-stage 7,9,9,7 (0 only first or last: embedding or LM head alone)");
     out.push_back(static_cast<int>(v));
   }
   return out;

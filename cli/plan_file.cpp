@@ -153,10 +153,10 @@ void read_config(JsonReader& r, const ojson& j, const std::string& at, ParallelC
     if (!l->is_array()) r.fail(at + ".layers_per_stage", "", "must be a list of integers");
     for (size_t i = 0; l->is_array() && i < l->size(); ++i) {
       const ojson& item = (*l)[i];
-      if (!item.is_number_integer() || item.get<int64_t>() < 1 || item.get<int64_t>() > limits::kMaxLayers ||
+      if (!item.is_number_integer() || item.get<int64_t>() < 0 || item.get<int64_t>() > limits::kMaxLayers ||
           i >= static_cast<size_t>(limits::kMaxLayers)) {
         r.fail(at + ".layers_per_stage[" + std::to_string(i) + "]", item.is_primitive() ? item.dump() : "",
-               "must be an integer in " + limits::range_text(int64_t{1}, limits::kMaxLayers));
+               "must be an integer in " + limits::range_text(int64_t{0}, limits::kMaxLayers));
         break;
       }
       c.layers_per_stage.push_back(static_cast<int>(item.get<int64_t>()));

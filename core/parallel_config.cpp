@@ -84,6 +84,20 @@ std::vector<int> layers_per_chunk(const ModelSpec& m, const ParallelConfig& cfg)
 
 static std::string str(int64_t v) { return std::to_string(v); }
 
+bool layer_split_ok(const std::vector<int>& split, int64_t chunks, int64_t layers) {
+  if (static_cast<int64_t>(split.size()) != chunks) return false;
+  int64_t sum = 0;
+  for (size_t i = 0; i < split.size(); ++i) {
+    // Megatron's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split count the
+    // embedding and the loss as pipeline layers: the first chunk may hold only the embedding and the last
+    // only the final norm, LM head and loss. Every other chunk needs a transformer layer.
+    const bool end = i == 0 || i + 1 == split.size();
+    if (split[i] < 0 || (split[i] == 0 && !end)) return false;
+    sum += split[i];
+  }
+  return sum == layers && sum > 0;
+}
+
 static std::string divisors_of(int64_t n, int64_t limit) {
   std::string s;
   for (int64_t d = 1; d <= n && d <= limit; ++d)
@@ -150,18 +164,17 @@ static void check_pp(const Problem& p, const ParallelConfig& c, const std::strin
                              "change the micro-batch size or the global batch"));
   }
   const int64_t chunks = static_cast<int64_t>(c.pp) * std::max(1, v);
-  if (chunks > L)
+  if (c.layers_per_stage.empty() && chunks > L)
     e.push_back(make_error(w, "--pp", str(c.pp),
                            "pp*v=" + str(chunks) + " exceeds num_hidden_layers=" + str(L),
-                           "each pipeline chunk needs at least one layer"));
-  if (!c.layers_per_stage.empty()) {
-    int64_t sum = std::accumulate(c.layers_per_stage.begin(), c.layers_per_stage.end(), int64_t{0});
-    if (static_cast<int64_t>(c.layers_per_stage.size()) != chunks || sum != L ||
-        *std::min_element(c.layers_per_stage.begin(), c.layers_per_stage.end()) < 1)
-      e.push_back(make_error(w, "layers_per_stage", str(sum),
-                             "needs pp*v=" + str(chunks) + " positive entries summing to " + str(L),
-                             "omit it for an even split"));
-  }
+                           "each pipeline chunk of an even split needs at least one layer"));
+  if (!c.layers_per_stage.empty() && !layer_split_ok(c.layers_per_stage, chunks, L))
+    e.push_back(make_error(w, "layers_per_stage",
+                           str(std::accumulate(c.layers_per_stage.begin(), c.layers_per_stage.end(), int64_t{0})),
+                           "needs pp*v=" + str(chunks) + " entries summing to " + str(L) +
+                               ", positive except the first and the last chunk",
+                           "omit it for an even split; 0 is allowed first (embedding only) and last (LM head "
+                           "and loss only)"));
 }
 
 ErrorList validate_config(const Problem& p, const ParallelConfig& c, const std::string& w) {

@@ -107,6 +107,10 @@ struct Problem {
 /// Uses cfg.layers_per_stage when given; otherwise spreads L as evenly as possible, the extra
 /// layers going to the middle chunks (the first and last also hold embedding and LM head).
 std::vector<int> layers_per_chunk(const ModelSpec& m, const ParallelConfig& cfg);
+/// True when `split` has `chunks` entries summing to `layers`, each positive except the first and the last,
+/// which may be 0 (a chunk holding only the embedding, or only the final norm, LM head and loss:
+/// Megatron's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split).
+bool layer_split_ok(const std::vector<int>& split, int64_t chunks, int64_t layers);
 
 /// Every reason this configuration cannot run this job (empty = valid). Does not check memory.
 /// `where` names the origin of the config for messages, e.g. "command line" or a plan file.

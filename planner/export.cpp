@@ -56,7 +56,9 @@ std::string pipeline_layout(const std::vector<int>& chunks, int64_t mtp_layers) 
   for (size_t c = 0; c < chunks.size(); ++c) {
     if (c) s += "|";
     if (c == 0) s += "E";
-    s += "t*" + str(chunks[c]);
+    // A chunk without layers (0 first or last: the embedding or the loss alone, Megatron's
+    // account_for_*_in_pipeline_split) is the bare "E" or "L" Megatron's layout parser takes.
+    if (chunks[c] > 0) s += "t*" + str(chunks[c]);
     if (c + 1 == chunks.size()) s += std::string(static_cast<size_t>(std::max<int64_t>(0, mtp_layers)), 'm') + "L";
   }
   return s;

@@ -35,3 +35,34 @@ TEST_CASE("layers are split evenly, extras in the middle") {
   auto l = layers_per_chunk(p.model, c);
   REQUIRE(l == std::vector<int>{7, 8, 8, 7});
 }
+
+TEST_CASE("a custom split may leave the first and the last chunk without layers, no other") {
+  // Megatron's account_for_embedding/loss_in_pipeline_split: 32 layers + embedding + loss over 2 x 17 slots
+  // is not this, but the rule is: 0 only where the chunk still holds the embedding or the LM head.
+  CHECK(layer_split_ok({0, 16, 16, 0}, 4, 32));
+  CHECK(layer_split_ok({0, 32}, 2, 32));
+  CHECK(layer_split_ok({32, 0}, 2, 32));
+  CHECK(layer_split_ok({8, 8, 8, 8}, 4, 32));
+  CHECK_FALSE(layer_split_ok({16, 0, 16, 0}, 4, 32));   // an empty middle chunk holds nothing
+  CHECK_FALSE(layer_split_ok({0, 16, 15, 0}, 4, 32));   // sum
+  CHECK_FALSE(layer_split_ok({0, 16, 16}, 4, 32));      // count
+  CHECK_FALSE(layer_split_ok({-1, 17, 16, 0}, 4, 32));  // negative
+  CHECK_FALSE(layer_split_ok({0}, 1, 0));               // a model needs layers
+
+  Problem p = llama7b_on(16);
+  ParallelConfig c; c.tp = 2; c.pp = 4; c.dp = 2; c.micro_batch_size = 1; c.num_micro_batches = 32;
+  c.schedule = ScheduleKind::Interleaved; c.virtual_stages = 2;
+  c.layers_per_stage = {0, 5, 5, 5, 5, 5, 7, 0};
+  CHECK(validate_config(p, c, "test").empty());
+  CHECK(layers_per_chunk(p.model, c) == c.layers_per_stage);
+  c.layers_per_stage = {5, 0, 5, 5, 5, 5, 7, 0};
+  ErrorList e = validate_config(p, c, "test");
+  REQUIRE(e.size() == 1);
+  CHECK(e.front().field == "layers_per_stage");
+  CHECK(e.front().one_line().find("positive except the first and the last chunk") != std::string::npos);
+  // Without a custom split, 34 chunks of 32 layers cannot be even: still refused by --pp.
+  c.layers_per_stage.clear(); c.pp = 17; c.virtual_stages = 2;
+  bool pp_error = false;
+  for (const Error& err : validate_config(p, c, "test")) pp_error = pp_error || err.field == "--pp";
+  CHECK(pp_error);
+}

@@ -53,6 +53,12 @@ TEST_CASE("dist: pp4 dp2 interleaved equals one rank") {
   check_equivalent("pp4dp2-interleaved", "--pp 4 --schedule interleaved --virtual-stages 2");
 }
 
+TEST_CASE("dist: pp4 dp2 interleaved with an embedding-only first and a loss-only last chunk equals one rank") {
+  // Megatron's account_for_embedding/loss_in_pipeline_split (Llama 3.1 405B at PP 16 x VP 8: 0, 1 x 126, 0).
+  check_equivalent("pp4dp2-interleaved-ends",
+                   "--pp 4 --schedule interleaved --virtual-stages 2 --layers-per-stage 0,2,1,1,1,1,2,0");
+}
+
 TEST_CASE("dist: pp4 dp2 GPipe equals one rank") { check_equivalent("pp4dp2-gpipe", "--pp 4 --schedule gpipe"); }
 
 TEST_CASE("dist: dp8 ZeRO-1 equals one rank") { check_equivalent("dp8-zero1", "--zero 1"); }

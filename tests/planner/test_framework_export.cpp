@@ -90,6 +90,15 @@ TEST_CASE("megatron export: layers that do not divide by pp get a pipeline layou
   CHECK(args.find("--pipeline-model-parallel-layout\n" + layout + "\n") != std::string::npos);
 }
 
+TEST_CASE("megatron export: an embedding-only first and a loss-only last chunk are a bare E and L") {
+  Problem p = on(problem("llama-2-7b", "a100-80gb-sxm", 48, 96, 4096), Framework::Megatron);
+  ParallelConfig c = config(2, 4, 6, 1, 1, 16, Recompute::Selective, true, ScheduleKind::Interleaved, 2);
+  c.layers_per_stage = {0, 5, 5, 5, 5, 5, 7, 0};
+  REQUIRE(validate_config(p, c, "t").empty());
+  const std::string text = exported("megatron", p, c);
+  CHECK(text.find("--pipeline-model-parallel-layout \"E|t*5|t*5|t*5|t*5|t*5|t*7|L\"") != std::string::npos);
+}
+
 TEST_CASE("exports refuse what the framework cannot run, in one line") {
   const Problem p = llama70b();
   const ParallelConfig zb = config(2, 4, 16, 1, 1, 64, Recompute::Selective, true, ScheduleKind::ZeroBubbleH1);
@@ -292,6 +301,11 @@ TEST_CASE("megatron export: Megatron Core's own PipelineParallelLayerLayout acce
   l7_mtp.model.mtp_layers = 1;
   cases.push_back({l7_mtp, custom});
   cases.push_back({l7_mtp, config(2, 3, 8, 1, 1, 12, Recompute::Full, true, ScheduleKind::Interleaved, 2)});
+  // Megatron-Bridge's large-model split: the embedding and the loss counted as pipeline layers, so the first
+  // chunk holds only "E" and the last only "L" (Llama 3.1 405B at PP 16 x VP 8: 0, 1 x 126, 0).
+  ParallelConfig ends = config(2, 4, 6, 1, 1, 16, Recompute::Selective, true, ScheduleKind::Interleaved, 2);
+  ends.layers_per_stage = {0, 5, 5, 5, 5, 5, 7, 0};
+  cases.push_back({l7, ends});
   for (const Case& k : cases) {
     REQUIRE(validate_config(k.p, k.c, "t").empty());
     const std::string text = exported("megatron", k.p, k.c);
