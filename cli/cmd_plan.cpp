@@ -129,9 +129,11 @@ Result<bool> narrow(const PlanArgs& a, SearchSpace& s) {
     auto parse_split = [](const std::string& t) -> std::optional<int> {
       if (t == "even") return 0;
       if (t == "balanced") return 1;
+      if (t == "embedding-loss") return 2;
       return std::nullopt;
     };
-    auto v = parse_names<int>(a.pipeline_split, "--pipeline-split", parse_split, "use even, balanced, or even,balanced");
+    auto v = parse_names<int>(a.pipeline_split, "--pipeline-split", parse_split,
+                              "use even, balanced, embedding-loss, or a comma-separated list of them");
     if (!v) return v.error();
     s.pipeline_split = *v;
   }
@@ -360,8 +362,11 @@ void add_narrowing_options(CLI::App* sub, PlanArgs& a) {
                                  "Layer splits over the pipeline chunks to try, comma-separated: even (as even as "
                                  "possible), balanced (the chunk with the LM head and MTP modules gets fewer layers, so "
                                  "the ranks' FLOPs even out; megatron and meshplan only, stated as Megatron's "
-                                 "--pipeline-model-parallel-layout) (default: both)"),
-                 {"even", "balanced"});
+                                 "--pipeline-model-parallel-layout), embedding-loss (Megatron-Bridge's large-model "
+                                 "split: the embedding and the loss count as one layer each, so the first and last "
+                                 "chunks hold one layer fewer, down to none, e.g. Llama 3.1 405B over PP 16 x VP 8; "
+                                 "megatron and meshplan only) (default: all three)"),
+                 {"even", "balanced", "embedding-loss"});
   sub->add_flag("--sequence-parallel", a.sp_on, "Only plans with sequence parallelism");
   sub->add_flag("--no-sequence-parallel", a.sp_off, "Only plans without sequence parallelism");
   sub->add_flag("--dp-overlap", a.overlap_on, "Only plans that overlap DP communication");

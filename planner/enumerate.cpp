@@ -121,11 +121,16 @@ static std::vector<int> default_virtual_stages(const Problem& p, int pp) {
   if (L % pp == 0) {
     for (int64_t v : divisors(L / pp))
       if (v >= 2) out.push_back(static_cast<int>(v));
-    return out;
+  } else {
+    for (int64_t base : {int64_t{2}, int64_t{3}})
+      for (int64_t v = base; static_cast<int64_t>(pp) * v <= L; v *= 2) out.push_back(static_cast<int>(v));
   }
-  for (int64_t base : {int64_t{2}, int64_t{3}})
-    for (int64_t v = base; static_cast<int64_t>(pp) * v <= L; v *= 2) out.push_back(static_cast<int>(v));
+  // Megatron's embedding-and-loss split (planner/pipeline_balance.h): v with pp*v dividing L + 2, up to
+  // one slot per chunk (Llama 3.1 405B's 126 + 2 over PP 16 x VP 8).
+  for (int64_t v = 2; static_cast<int64_t>(pp) * v <= L + 2; ++v)
+    if ((L + 2) % (static_cast<int64_t>(pp) * v) == 0) out.push_back(static_cast<int>(v));
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -137,16 +142,23 @@ static std::vector<ScheduleChoice> with_balanced_splits(const Problem& p, const 
   const bool want_even = s.pipeline_split.empty() || std::count(s.pipeline_split.begin(), s.pipeline_split.end(), 0);
   const bool want_balanced =
       s.pipeline_split.empty() || std::count(s.pipeline_split.begin(), s.pipeline_split.end(), 1);
+  const bool want_ends = s.pipeline_split.empty() || std::count(s.pipeline_split.begin(), s.pipeline_split.end(), 2);
   const bool uneven_ok = !framework_spec(p.job.framework).equal_pipeline_chunks;
+  const int64_t L = p.model.num_layers;
   std::vector<ScheduleChoice> out;
   for (const ScheduleChoice& sc : choices) {
-    std::vector<int> balanced;
+    std::vector<int> balanced, ends;
     if (pp > 1 && uneven_ok && want_balanced) balanced = balanced_layers_per_chunk(p, pp, sc.virtual_stages);
+    if (pp > 1 && uneven_ok && want_ends) ends = embedding_loss_layers_per_chunk(p.model, pp, sc.virtual_stages);
+    if (ends == balanced) ends.clear();
+    // A v that only the embedding-and-loss split admits (pp*v > L) has no even or balanced candidate.
+    const bool even_fits = static_cast<int64_t>(pp) * std::max(1, sc.virtual_stages) <= L;
     // Without a balanced split that differs, the even one stands for it (the rules still apply to it).
-    if (want_even || balanced.empty()) out.push_back(sc);
-    if (!balanced.empty()) {
+    if ((want_even || (balanced.empty() && ends.empty())) && (even_fits || ends.empty())) out.push_back(sc);
+    for (const std::vector<int>* split : {&balanced, &ends}) {
+      if (split->empty()) continue;
       ScheduleChoice b = sc;
-      b.layers_per_chunk = balanced;
+      b.layers_per_chunk = *split;
       out.push_back(b);
     }
   }
@@ -227,7 +239,9 @@ Reason classify_config(const Problem& p, const ParallelConfig& c) {
   const bool interleaved = c.schedule == ScheduleKind::Interleaved;
   if (interleaved ? (c.pp < 2 || c.virtual_stages < 2) : c.virtual_stages != 1)
     return Reason::InterleavedNeedsPp;
-  if (static_cast<int64_t>(c.pp) * c.virtual_stages > p.model.num_layers)
+  const int64_t chunks = static_cast<int64_t>(c.pp) * c.virtual_stages;
+  if (c.layers_per_stage.empty() ? chunks > p.model.num_layers
+                                 : !layer_split_ok(c.layers_per_stage, chunks, p.model.num_layers))
     return Reason::PpExceedsLayers;
   if (interleaved && c.num_micro_batches % c.pp != 0) return Reason::InterleavedMicroBatches;
   if (c.sequence_parallel && c.tp == 1) return Reason::SequenceParallelNeedsTp;

@@ -29,7 +29,7 @@ struct SearchSpace {
   std::vector<int> ep;                  // --ep (MoE models; planner/moe_space.h)
   std::vector<int> etp;                 // --etp
   std::vector<int> shard_group;         // --shard-group (HSDP, ZeRO 1-3; 0 = plain); planner/hsdp_space.h
-  std::vector<int> pipeline_split;      // --pipeline-split even/balanced as 0/1; empty = both
+  std::vector<int> pipeline_split;      // --pipeline-split even/balanced/embedding-loss as 0/1/2; empty = all
 };
 
 /// Why a candidate was rejected. Each rejected configuration is counted once, under the first rule

@@ -55,4 +55,18 @@ std::vector<int> balanced_layers_per_chunk(const Problem& p, int pp, int virtual
   return chunks;
 }
 
+std::vector<int> embedding_loss_layers_per_chunk(const ModelSpec& m, int pp, int virtual_stages) {
+  const int64_t chunks = static_cast<int64_t>(pp) * std::max(1, virtual_stages);
+  const int64_t slots = m.num_layers + 2;
+  if (pp < 2 || m.num_layers < 1 || slots % chunks != 0) return {};
+  std::vector<int> split(static_cast<size_t>(chunks), static_cast<int>(slots / chunks));
+  split.front() -= 1;  // the embedding's slot
+  split.back() -= 1;   // the loss's slot
+  ParallelConfig even;
+  even.pp = pp;
+  even.virtual_stages = std::max(1, virtual_stages);
+  if (chunks <= m.num_layers && split == layers_per_chunk(m, even)) return {};
+  return split;
+}
+
 }  // namespace meshplan

@@ -21,4 +21,13 @@ namespace meshplan {
 /// The embedding lookup is memory bound and is not counted.
 std::vector<int> balanced_layers_per_chunk(const Problem& p, int pp, int virtual_stages);
 
+/// Megatron-Core's account_for_embedding_in_pipeline_split + account_for_loss_in_pipeline_split, as
+/// Megatron-Bridge's large-model recipes set them (Llama 3.1 405B): the embedding and the loss count as
+/// one layer each, the L + 2 slots split equally over the pp x v chunks, and the first chunk (embedding)
+/// and the last (loss) build one transformer layer fewer: 0 when a chunk holds one slot (405B over PP 16 x
+/// VP 8: 0, 1 x 126, 0). Megatron-Core core_v0.16.0 transformer_block.py get_num_layers_to_build: (L + 2)
+/// divisible by pp, and by pp x v with virtual stages. Empty when it does not divide, pp < 2, or the split
+/// equals the even one (core layers_per_chunk).
+std::vector<int> embedding_loss_layers_per_chunk(const ModelSpec& m, int pp, int virtual_stages);
+
 }  // namespace meshplan

@@ -42,7 +42,9 @@ Reason schedule_rule(const Problem& p, const LayoutDims& d, const ScheduleChoice
   const bool interleaved = sc.kind == ScheduleKind::Interleaved;
   if (interleaved ? (d.pp < 2 || sc.virtual_stages < 2) : sc.virtual_stages != 1)
     return Reason::InterleavedNeedsPp;
-  if (static_cast<int64_t>(d.pp) * sc.virtual_stages > p.model.num_layers)
+  const int64_t chunks = static_cast<int64_t>(d.pp) * sc.virtual_stages;
+  if (sc.layers_per_chunk.empty() ? chunks > p.model.num_layers
+                                  : !layer_split_ok(sc.layers_per_chunk, chunks, p.model.num_layers))
     return Reason::PpExceedsLayers;
   if (interleaved && M % d.pp != 0) return Reason::InterleavedMicroBatches;
   return Reason::None;

@@ -50,3 +50,25 @@ TEST_CASE("pipeline-split: NeMo plans keep equal chunks, a bad value is refused"
   CHECK(bad.exit_code == 2);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
 }
+
+TEST_CASE("plan --pipeline-split embedding-loss finds Megatron-Bridge's Llama 3.1 405B layout, exported as E|...|L") {
+  const std::string base = "plan --model " + source_path("examples/models/llama-3.1-405b.yaml") +
+                           " --hardware gb200-nvl72 --gpus 256 --global-batch 1536 --seq 8192 --framework megatron "
+                           "--fp8 mxfp8 --tp 4 --pp 16 --zero 1 --schedule interleaved --virtual-stages 8 ";
+  CliResult table = run_cli(base + "--pipeline-split embedding-loss --top 1");
+  INFO(table.err);
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("interleaved v=8 [0,1x126,0]") != std::string::npos);
+  CliResult meg = run_cli(base + "--pipeline-split embedding-loss --export megatron");
+  INFO(meg.err);
+  REQUIRE(meg.exit_code == 0);
+  std::string layout = "E";
+  for (int i = 1; i < 127; ++i) layout += "|t*1";
+  layout += "|L";
+  CHECK(meg.out.find("--pipeline-model-parallel-layout \"" + layout + "\"") != std::string::npos);
+  // The even split cannot hold 128 chunks of 126 layers: with it alone nothing is left, by name.
+  CliResult even = run_cli(base + "--pipeline-split even");
+  CHECK(even.exit_code == 2);
+  CHECK(std::count(even.err.begin(), even.err.end(), '\n') == 1);
+  CHECK(run_cli("plan --help").out.find("embedding-loss") != std::string::npos);
+}

@@ -133,3 +133,100 @@ TEST_CASE("pruned search equals exhaustive search with the balanced twins (DeepS
   CHECK(any_balanced);
   REQUIRE(fast.pareto.size() == plain.pareto.size());
 }
+
+namespace {
+// Llama 3.1 405B's depth (126 layers) on Llama 2 70B's widths: only the layer count matters to the split.
+Problem deep126(Framework f = Framework::Megatron) {
+  ModelSpec m = meshplan_test::llama2_70b();
+  m.num_layers = 126;
+  Problem p = meshplan_test::problem(m, 256, 1536, 4096);
+  p.job.framework = f;
+  p.job.knobs.attention = AttentionKind::Fused;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("Megatron's embedding-and-loss split: 126 layers over PP 16 x VP 8 is 0, 1 x 126, 0") {
+  const ModelSpec m = deep126().model;
+  std::vector<int> expect(128, 1);
+  expect.front() = expect.back() = 0;
+  CHECK(embedding_loss_layers_per_chunk(m, 16, 8) == expect);
+  // 128 slots over 64 chunks: 1, 2 x 62, 1, which is already the even split: no candidate of its own.
+  CHECK(embedding_loss_layers_per_chunk(m, 16, 4).empty());
+  CHECK(embedding_loss_layers_per_chunk(m, 3, 1).empty());   // 128 slots do not divide by 3
+  CHECK(embedding_loss_layers_per_chunk(m, 1, 1).empty());   // no pipeline
+  ModelSpec m62 = m;
+  m62.num_layers = 62;  // 64 slots: over PP 4 x VP 8 (32 chunks) 1, 2 x 30, 1 = the even split; over 64 chunks 0, 1 x 62, 0
+  CHECK(embedding_loss_layers_per_chunk(m62, 4, 8).empty());
+  std::vector<int> e62(64, 1);
+  e62.front() = e62.back() = 0;
+  CHECK(embedding_loss_layers_per_chunk(m62, 16, 4) == e62);
+  for (int pp : {2, 4, 8, 16, 32, 64})
+    for (int v : {1, 2, 4, 8}) {
+      const std::vector<int> s = embedding_loss_layers_per_chunk(m, pp, v);
+      if (s.empty()) continue;
+      INFO("pp " << pp << " v " << v);
+      CHECK(layer_split_ok(s, static_cast<int64_t>(pp) * v, 126));
+      CHECK(s.front() + 1 == s[1]);
+      CHECK(s.back() + 1 == s[s.size() - 2]);
+    }
+}
+
+TEST_CASE("the search tries the embedding-and-loss split where it is the only one for that v, megatron only") {
+  SearchSpace only;
+  only.tp = {8};
+  only.pp = {16};
+  only.zero = {1};
+  only.micro_batch = {1};
+  only.recompute = {Recompute::None};
+  only.schedule = {ScheduleKind::Interleaved};
+  only.virtual_stages = {8};
+  const LayoutDims meg = layout_dims(deep126(), only, 8, 16, 1);
+  REQUIRE(meg.schedules.size() == 1);  // the even split of 128 chunks over 126 layers is not a candidate
+  CHECK(meg.schedules[0].layers_per_chunk.size() == 128);
+  CHECK(meg.schedules[0].layers_per_chunk.front() == 0);
+  const LayoutDims nemo = layout_dims(deep126(Framework::Nemo), only, 8, 16, 1);
+  for (const ScheduleChoice& sc : nemo.schedules) CHECK(sc.layers_per_chunk.empty());
+  // Unrestricted virtual stages over PP 16 include v = 8 (128 slots), besides the even split's.
+  only.virtual_stages.clear();
+  bool found = false;
+  for (const ScheduleChoice& sc : layout_dims(deep126(), only, 8, 16, 1).schedules)
+    found = found || (sc.virtual_stages == 8 && sc.layers_per_chunk.size() == 128);
+  CHECK(found);
+  only.pipeline_split = {0};  // even only: no such candidate
+  for (const ScheduleChoice& sc : layout_dims(deep126(), only, 8, 16, 1).schedules) CHECK(sc.layers_per_chunk.empty());
+}
+
+TEST_CASE("pruned search equals exhaustive search with the embedding-and-loss splits in the space") {
+  SearchOptions opt;
+  opt.space.tp = {4, 8};
+  opt.space.pp = {8, 16};
+  opt.space.zero = {1};
+  opt.space.micro_batch = {1};
+  opt.space.schedule = {ScheduleKind::Interleaved, ScheduleKind::OneFOneB};
+  opt.space.virtual_stages = {4, 8, 16};
+  opt.pareto = true;
+  opt.top_k = 8;
+  const Problem p = deep126();
+  const SearchResult fast = search(p, opt);
+  const SearchResult plain = search_reference(p, opt);
+  REQUIRE(fast.space == plain.space);
+  REQUIRE(fast.space == count_space(p, opt.space));
+  REQUIRE(fast.top.size() == plain.top.size());
+  for (size_t i = 0; i < fast.top.size(); ++i) {
+    INFO("position " << i);
+    CHECK(!config_less(fast.top[i].config, plain.top[i].config));
+    CHECK(!config_less(plain.top[i].config, fast.top[i].config));
+    CHECK(fast.top[i].time.step_s == plain.top[i].time.step_s);
+  }
+  REQUIRE(fast.pareto.size() == plain.pareto.size());
+  // Every candidate with such a split passes the rules: PP 16 x VP 8 and PP 8 x VP 16 reach the ranking.
+  SearchOptions only = opt;
+  only.space.pipeline_split = {2};
+  only.space.pp = {16};
+  only.space.virtual_stages = {8};
+  only.space.schedule = {ScheduleKind::Interleaved};
+  const SearchResult ends = search(p, only);
+  REQUIRE(!ends.top.empty());
+  CHECK(ends.top.front().config.layers_per_stage.size() == 128);
+}
