@@ -135,8 +135,8 @@ static std::vector<int> default_virtual_stages(const Problem& p, int pp) {
 }
 
 // Each schedule with the even split and, where the framework takes uneven chunks (Megatron's
-// --pipeline-model-parallel-layout, meshplan's executor) and it differs, the head-aware balanced split
-// (planner/pipeline_balance.h); --pipeline-split narrows to one of them.
+// --pipeline-model-parallel-layout, meshplan's executor) and they differ, the head-aware balanced split
+// and the embedding-and-loss one (planner/pipeline_balance.h); --pipeline-split narrows to some of them.
 static std::vector<ScheduleChoice> with_balanced_splits(const Problem& p, const SearchSpace& s, int pp,
                                                         const std::vector<ScheduleChoice>& choices) {
   const bool want_even = s.pipeline_split.empty() || std::count(s.pipeline_split.begin(), s.pipeline_split.end(), 0);

@@ -77,8 +77,8 @@ struct ScheduleChoice {
   ScheduleKind kind = ScheduleKind::OneFOneB;
   int virtual_stages = 1;
   /// Layers per chunk; empty = the even split. The search tries each schedule with the even split and,
-  /// where the framework takes uneven chunks and it differs, with the head-aware balanced one
-  /// (planner/pipeline_balance.h).
+  /// where the framework takes uneven chunks and they differ, with the head-aware balanced one and the
+  /// embedding-and-loss one (planner/pipeline_balance.h).
   std::vector<int> layers_per_chunk;
 };
 

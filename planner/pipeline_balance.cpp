@@ -1,4 +1,4 @@
-// The head-aware balanced pipeline split (planner/pipeline_balance.h).
+// The head-aware balanced and the embedding-and-loss pipeline splits (planner/pipeline_balance.h).
 #include "planner/pipeline_balance.h"
 
 #include <algorithm>

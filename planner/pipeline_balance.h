@@ -1,4 +1,4 @@
-// A pipeline split that evens out the stages' work when the last chunk also carries the LM head (and MTP modules).
+// Pipeline layer splits besides the even one: the head-aware balanced split and Megatron's embedding-and-loss split.
 #pragma once
 #include <vector>
 
