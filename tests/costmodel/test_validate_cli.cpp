@@ -96,3 +96,38 @@ TEST_CASE("meshplan validate lists the published runs it predicts not to fit, in
   CHECK(j.text.find("\"not_fitting\": 1") != std::string::npos);
   std::filesystem::remove(path);
 }
+
+TEST_CASE("meshplan validate lists publisher-reported regressions apart, in the table and in JSON") {
+  const std::string path = (std::filesystem::temp_directory_path() / "meshplan-validate-regression.yaml").string();
+  FILE* f = std::fopen(path.c_str(), "w");
+  REQUIRE(f != nullptr);
+  std::fputs("source: \"test\"\nhardware: a100-80gb-sxm\ndtype: bf16\nseq_len: 2048\nbytes_per_param: megatron\n"
+             "framework: megatron\nattention: materialized\n"
+             "models:\n  gpt-22b: {n_embd: 6144, n_layer: 48, n_head: 64, n_inner: 24576, n_positions: 2048, "
+             "vocab_size: 51200}\n"
+             "runs:\n"
+             "  - {label: scored, model: gpt-22b, gpus: 8, tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
+             "recompute: full, iteration_s: 1.42}\n"
+             "  - {label: regressed, model: gpt-22b, gpus: 8, tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
+             "recompute: full, iteration_s: 2.84, use: regression, regression: \"the table's footnote\"}\n",
+             f);
+  std::fclose(f);
+  const Output t = run("validate " + path);
+  INFO(t.text);
+  CHECK(t.exit_code == 0);
+  const size_t held = t.text.find("HELD-OUT runs"), regr = t.text.find("REGRESSION runs");
+  REQUIRE(held != std::string::npos);
+  REQUIRE(regr != std::string::npos);
+  CHECK(held < regr);
+  CHECK(t.text.find("regression (not scored)") != std::string::npos);
+  CHECK(t.text.find("1 runs", regr) != std::string::npos);
+  const Output j = run("validate --format json " + path);
+  INFO(j.text);
+  CHECK(j.exit_code == 0);
+  CHECK(j.text.find("\"use\": \"regression\"") != std::string::npos);
+  CHECK(j.text.find("\"regression\": \"the table's footnote\"") != std::string::npos);
+  const size_t top = j.text.rfind("\"held_out\": {");
+  REQUIRE(top != std::string::npos);
+  CHECK(j.text.find("\"runs\": 1", top) == j.text.find("\"runs\"", top));  // one scored run, not two
+  std::remove(path.c_str());
+}
