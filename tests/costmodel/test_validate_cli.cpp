@@ -26,6 +26,23 @@ Output run(const std::string& args) {
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return out;
 }
+
+// A validation file in the temporary directory: Korthikanti's gpt-22b on A100 (Megatron, materialized
+// attention) and the given `runs:` lines. Returns its path.
+std::string write_gpt22b_file(const std::string& name, const std::string& runs) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  FILE* f = std::fopen(path.c_str(), "w");
+  REQUIRE(f != nullptr);
+  const std::string head =
+      "source: \"test\"\nhardware: a100-80gb-sxm\ndtype: bf16\nseq_len: 2048\nbytes_per_param: megatron\n"
+      "framework: megatron\nattention: materialized\n"
+      "models:\n  gpt-22b: {n_embd: 6144, n_layer: 48, n_head: 64, n_inner: 24576, n_positions: 2048, "
+      "vocab_size: 51200}\n"
+      "runs:\n";
+  std::fputs((head + runs).c_str(), f);
+  std::fclose(f);
+  return path;
+}
 }  // namespace
 
 TEST_CASE("meshplan validate prints every shipped run with its error, exit 0") {
@@ -71,20 +88,12 @@ TEST_CASE("meshplan validate with a bad directory or file: one line, exit 2") {
 TEST_CASE("meshplan validate lists the published runs it predicts not to fit, in the table and in JSON") {
   // gpt-22b at tp 8 with 4 sequences fits an 80 GB A100 (Korthikanti's run); at tp 1 with no recompute its
   // 22B parameters x 18 bytes alone are ~400 GB, so the memory model must refuse it.
-  const std::string path = (std::filesystem::temp_directory_path() / "meshplan-validate-fits.yaml").string();
-  FILE* f = std::fopen(path.c_str(), "w");
-  REQUIRE(f != nullptr);
-  std::fputs("source: \"test\"\nhardware: a100-80gb-sxm\ndtype: bf16\nseq_len: 2048\nbytes_per_param: megatron\n"
-             "framework: megatron\nattention: materialized\n"
-             "models:\n  gpt-22b: {n_embd: 6144, n_layer: 48, n_head: 64, n_inner: 24576, n_positions: 2048, "
-             "vocab_size: 51200}\n"
-             "runs:\n"
-             "  - {label: fits-tp8, model: gpt-22b, gpus: 8, tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
-             "recompute: full, iteration_s: 1.42}\n"
-             "  - {label: too-big-tp1, model: gpt-22b, gpus: 1, tp: 1, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
-             "recompute: none, iteration_s: 10}\n",
-             f);
-  std::fclose(f);
+  const std::string path = write_gpt22b_file(
+      "meshplan-validate-fits.yaml",
+      "  - {label: fits-tp8, model: gpt-22b, gpus: 8, tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
+      "recompute: full, iteration_s: 1.42}\n"
+      "  - {label: too-big-tp1, model: gpt-22b, gpus: 1, tp: 1, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
+      "recompute: none, iteration_s: 10}\n");
   const Output t = run("validate " + path);
   INFO(t.text);
   CHECK(t.exit_code == 0);
@@ -98,20 +107,12 @@ TEST_CASE("meshplan validate lists the published runs it predicts not to fit, in
 }
 
 TEST_CASE("meshplan validate lists publisher-reported regressions apart, in the table and in JSON") {
-  const std::string path = (std::filesystem::temp_directory_path() / "meshplan-validate-regression.yaml").string();
-  FILE* f = std::fopen(path.c_str(), "w");
-  REQUIRE(f != nullptr);
-  std::fputs("source: \"test\"\nhardware: a100-80gb-sxm\ndtype: bf16\nseq_len: 2048\nbytes_per_param: megatron\n"
-             "framework: megatron\nattention: materialized\n"
-             "models:\n  gpt-22b: {n_embd: 6144, n_layer: 48, n_head: 64, n_inner: 24576, n_positions: 2048, "
-             "vocab_size: 51200}\n"
-             "runs:\n"
-             "  - {label: scored, model: gpt-22b, gpus: 8, tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
-             "recompute: full, iteration_s: 1.42}\n"
-             "  - {label: regressed, model: gpt-22b, gpus: 8, tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
-             "recompute: full, iteration_s: 2.84, use: regression, regression: \"the table's footnote\"}\n",
-             f);
-  std::fclose(f);
+  const std::string path = write_gpt22b_file(
+      "meshplan-validate-regression.yaml",
+      "  - {label: scored, model: gpt-22b, gpus: 8, tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
+      "recompute: full, iteration_s: 1.42}\n"
+      "  - {label: regressed, model: gpt-22b, gpus: 8, tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 4, "
+      "recompute: full, iteration_s: 2.84, use: regression, regression: \"the table's footnote\"}\n");
   const Output t = run("validate " + path);
   INFO(t.text);
   CHECK(t.exit_code == 0);
