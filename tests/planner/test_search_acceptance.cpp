@@ -127,10 +127,20 @@ int check_published_runs(int part, int parts) {
       // Rank of the published configuration among all fitting ones (1 = best).
       int64_t better = 0, fitting = 0;
       bool in_space = false;  // the published layout is one the planner enumerates
-      const std::string published_text = describe_config(published.config);
+      // One layout, compared as its effective layers per chunk plus everything else: a published split equal
+      // to the default spread (Qwen3-235B's [3, 4 x 22, 3] over PP8 x VP3) is the enumerated candidate that
+      // states no split, and a spread the planner states explicitly (405B's [0, 1 x 126, 0]) matches one that
+      // does.
+      auto without_split = [](ParallelConfig c) {
+        c.layers_per_stage.clear();
+        return describe_config(c);
+      };
+      const std::string published_text = without_split(published.config);
+      const std::vector<int> published_layers = layers_per_chunk(p.model, published.config);
       for_each_config(p, opt.space, [&](const ParallelConfig& c, Reason why, int64_t) {
         if (why != Reason::None) return;
-        in_space = in_space || describe_config(c) == published_text;
+        in_space = in_space ||
+                   (without_split(c) == published_text && layers_per_chunk(p.model, c) == published_layers);
         const StepEstimate e = estimate_step(p, c);
         if (!e.fits) return;
         ++fitting;
