@@ -70,7 +70,8 @@ Result<SetReport> predict_file(const ValidateArgs& a, const std::string& file) {
 ojson stats_object(const ErrorStats& s) {
   return {{"runs", s.runs},
           {"mean_abs_error", report_number(s.mean_abs_error)},
-          {"max_abs_error", report_number(s.max_abs_error)}};
+          {"max_abs_error", report_number(s.max_abs_error)},
+          {"mean_signed_error", report_number(s.mean_signed_error)}};
 }
 
 ojson run_object(const RunPrediction& r) {
@@ -173,8 +174,8 @@ std::string run_line(const RunPrediction& r) {
 std::string stats_text(const char* what, const ErrorStats& st) {
   char line[160];
   if (st.runs == 0) return "";
-  std::snprintf(line, sizeof line, "%s mean |error| %.2f%%, max %.2f%% over %d runs", what,
-                100.0 * st.mean_abs_error, 100.0 * st.max_abs_error, st.runs);
+  std::snprintf(line, sizeof line, "%s mean |error| %.2f%%, max %.2f%%, mean signed %+.2f%% over %d runs", what,
+                100.0 * st.mean_abs_error, 100.0 * st.max_abs_error, 100.0 * st.mean_signed_error, st.runs);
   return line;
 }
 
@@ -191,12 +192,13 @@ std::string group_table(const std::vector<SetReport>& sets, ErrorStats Validatio
   for (const SetReport& set : sets) {
     const ErrorStats& st = set.report.*use;
     if (st.runs == 0) continue;
-    std::snprintf(line, sizeof line, "  %-40s %4d runs  mean |error| %6.2f%%  max %6.2f%%\n", set.set.name.c_str(),
-                  st.runs, 100.0 * st.mean_abs_error, 100.0 * st.max_abs_error);
+    std::snprintf(line, sizeof line, "  %-40s %4d runs  mean |error| %6.2f%%  max %6.2f%%  signed %+7.2f%%\n",
+                  set.set.name.c_str(), st.runs, 100.0 * st.mean_abs_error, 100.0 * st.max_abs_error,
+                  100.0 * st.mean_signed_error);
     s += line;
   }
-  std::snprintf(line, sizeof line, "  %-40s %4d runs  mean |error| %6.2f%%  max %6.2f%%\n\n", "all", total.runs,
-                100.0 * total.mean_abs_error, 100.0 * total.max_abs_error);
+  std::snprintf(line, sizeof line, "  %-40s %4d runs  mean |error| %6.2f%%  max %6.2f%%  signed %+7.2f%%\n\n", "all",
+                total.runs, 100.0 * total.mean_abs_error, 100.0 * total.max_abs_error, 100.0 * total.mean_signed_error);
   return s + line;
 }
 
@@ -220,8 +222,8 @@ std::string validate_table(const std::vector<SetReport>& sets, const ValidationR
   if (const ErrorStats m = memory_stats(all.runs); m.runs > 0) {
     std::snprintf(line, sizeof line,
                   "PEAK MEMORY per GPU, where the source publishes it (reported, not a target): %d runs, "
-                  "mean |error| %.2f%%, max %.2f%%\n\n",
-                  m.runs, 100.0 * m.mean_abs_error, 100.0 * m.max_abs_error);
+                  "mean |error| %.2f%%, max %.2f%%, mean signed %+.2f%%\n\n",
+                  m.runs, 100.0 * m.mean_abs_error, 100.0 * m.max_abs_error, 100.0 * m.mean_signed_error);
     s += line;
   }
   if (const auto nf = not_fitting(all); !nf.empty()) {

@@ -32,6 +32,9 @@ struct ErrorStats {
   int runs = 0;
   double mean_abs_error = 0;
   double max_abs_error = 0;
+  /// Mean of the signed errors, (predicted - published) / published: the group's bias. Below 0 the model
+  /// predicts these runs too fast (too little memory for the memory summary), above 0 too slow.
+  double mean_signed_error = 0;
 };
 
 struct ValidationReport {
@@ -65,8 +68,9 @@ Result<ValidationReport> predict_set(const ValidationSet& set, const HardwarePro
 /// Mean and max |error| of `runs` (all, held-out, tuning); skipped runs are counted apart.
 void summarize(ValidationReport& report);
 
-/// Stats of |value(run)| over the predicted runs among `runs` for which `keep` is true; value is the
-/// run's time error unless given (the peak-memory summary passes RunPrediction::memory_error).
+/// Stats of value(run) (mean and max of its magnitude, and its signed mean) over the predicted runs among
+/// `runs` for which `keep` is true; value is the run's time error unless given (the peak-memory summary
+/// passes RunPrediction::memory_error).
 template <class Keep, class Value>
 ErrorStats error_stats(const std::vector<RunPrediction>& runs, Keep keep, Value value);
 template <class Keep>
@@ -85,15 +89,17 @@ namespace meshplan {
 template <class Keep, class Value>
 ErrorStats error_stats(const std::vector<RunPrediction>& runs, Keep keep, Value value) {
   ErrorStats s;
-  double sum = 0.0;
+  double sum = 0.0, signed_sum = 0.0;
   for (const auto& r : runs) {
     if (!r.skipped.empty() || !keep(r)) continue;
-    const double e = std::fabs(value(r));
+    const double v = value(r), e = std::fabs(v);
     ++s.runs;
     sum += e;
+    signed_sum += v;
     if (e > s.max_abs_error) s.max_abs_error = e;
   }
   s.mean_abs_error = s.runs ? sum / s.runs : 0.0;
+  s.mean_signed_error = s.runs ? signed_sum / s.runs : 0.0;
   return s;
 }
 template <class Keep>

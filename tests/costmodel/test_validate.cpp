@@ -144,6 +144,10 @@ TEST_CASE("tokens/s per GPU and MFU become iteration times - cp > 1 and FP8 runs
   CHECK(r.held_out.mean_abs_error ==
         Approx((std::fabs(r.runs[0].error) + std::fabs(r.runs[2].error) + std::fabs(r.runs[3].error)) / 3));
   CHECK(r.tuning.mean_abs_error == Approx(std::fabs(r.runs[1].error)));
+  // The signed mean keeps the direction (a group predicted too fast has a negative bias).
+  CHECK(r.held_out.mean_signed_error == Approx((r.runs[0].error + r.runs[2].error + r.runs[3].error) / 3));
+  CHECK(r.tuning.mean_signed_error == Approx(r.runs[1].error));
+  CHECK(std::fabs(r.held_out.mean_signed_error) <= r.held_out.mean_abs_error);
 }
 
 TEST_CASE("use: regression - predicted and printed, not scored, only with the publisher's statement") {

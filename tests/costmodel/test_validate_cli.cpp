@@ -52,6 +52,7 @@ TEST_CASE("meshplan validate prints every shipped run with its error, exit 0") {
   CHECK(o.text.find("korthikanti2022-table5") != std::string::npos);
   CHECK(o.text.find("gpt-1t selective+sp") != std::string::npos);
   CHECK(o.text.find("mean |error|") != std::string::npos);
+  CHECK(o.text.find("mean signed") != std::string::npos);  // each group's bias, with its sign
   // Held-out and tuning runs are reported apart, per source file and overall.
   const size_t held = o.text.find("HELD-OUT runs"), tuning = o.text.find("TUNING runs");
   CHECK(held != std::string::npos);
@@ -66,6 +67,7 @@ TEST_CASE("meshplan validate --format json carries schema, runs and the summary,
   CHECK(a.exit_code == 0);
   CHECK(a.text.find("\"schema\": \"meshplan.validate/1\"") != std::string::npos);
   CHECK(a.text.find("\"mean_abs_error\"") != std::string::npos);
+  CHECK(a.text.find("\"mean_signed_error\"") != std::string::npos);
   CHECK(a.text.find("\"predicted_s\"") != std::string::npos);
   CHECK(a.text.find("\"runs\": 8") != std::string::npos);
   CHECK(a.text.find("\"held_out\"") != std::string::npos);
