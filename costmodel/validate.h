@@ -65,7 +65,8 @@ Result<bool> check_published_facts(const ValidationSet& set, const ValidationRun
 Result<RunPrediction> predict_run(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw);
 Result<ValidationReport> predict_set(const ValidationSet& set, const HardwareProfile& hw);
 
-/// Mean and max |error| of `runs` (all, held-out, tuning); skipped runs are counted apart.
+/// Mean and max |error| and the signed mean of `runs` (all, held-out, tuning, regression); skipped runs are
+/// counted apart.
 void summarize(ValidationReport& report);
 
 /// Stats of value(run) (mean and max of its magnitude, and its signed mean) over the predicted runs among
