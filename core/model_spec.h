@@ -65,6 +65,10 @@ struct ModelSpec {
 
   int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden_size / num_heads; }
   int64_t kv_dim() const { return head_dim() * num_kv_heads; }  // width of K (and of V)
+  // Width of Q and of the attention output (Megatron-Core's kv_channels x num_attention_heads): h unless
+  // head_dim is set apart from it (Gemma 7B 16 x 256 = 4096 on h 3072; Qwen3-30B-A3B 32 x 128 on 2048;
+  // GPT-OSS 64 x 64 on 2880). MLA models use their own widths (MlaSpec).
+  int64_t q_dim() const { return head_dim() * num_heads; }
 
   /// Parameters of one transformer layer (attention + MLP + 2 norms [+ biases]). For MoE models
   /// this is the MEAN over layers (total layer parameters / L), so L * layer_parameters() is exact.

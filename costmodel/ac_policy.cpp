@@ -39,12 +39,13 @@ double op_sac_stash_bytes(const ModelSpec& m, double b, double s, int tp, bool s
   const double t = static_cast<double>(tp);
   const double T = b * s;
   const double h = static_cast<double>(m.hidden_size);
+  const double q = static_cast<double>(m.q_dim());  // h unless head_dim is set apart
   const double kv = static_cast<double>(m.kv_dim());
   const double f = static_cast<double>(m.intermediate_size);
   const bool gated = m.mlp == MlpKind::Gated;
   double bytes = e * T * h / (sp ? t : 1.0);                 // block input
-  bytes += e * T * (h + kv) / t;                             // wq (mm 1), wv (mm 3)
-  bytes += e * T * h / t + attention_core_stash_bytes(m, k, b, s, e) / t;  // SDPA output and LSE
+  bytes += e * T * (q + kv) / t;                             // wq (mm 1), wv (mm 3)
+  bytes += e * T * q / t + attention_core_stash_bytes(m, k, b, s, e) / t;  // SDPA output and LSE
   bytes += e * T * f / t;                                    // w1 / up (mm 5)
   if (gated) bytes += e * T * h;                             // w2 (mm 7): partial sums, whole width
   if (sp && tp > 1) bytes += 2.0 * e * T * h / t;            // the two reduce_scatter outputs
@@ -58,7 +59,7 @@ OpSacGemmFlops op_sac_recompute_gemm_flops(const ModelSpec& m, double b, double 
   const double f = static_cast<double>(m.intermediate_size);
   OpSacGemmFlops g;
   g.k_proj = 2.0 * T * h * kv;  // mm 2
-  g.out_proj = 2.0 * T * h * h; // mm 4
+  g.out_proj = 2.0 * T * static_cast<double>(m.q_dim()) * h; // mm 4
   g.mlp = 2.0 * T * h * f;      // mm 6: w3 (gated) or down (plain), same FLOPs
   return g;
 }

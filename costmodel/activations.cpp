@@ -22,13 +22,14 @@ struct ActivationParts {
 // 6 or 4, 5 bit for bit.
 ActivationParts parts(const ModelSpec& m, double b, double s, double e, AttentionKind k) {
   const double h = static_cast<double>(m.hidden_size);
+  const double q = static_cast<double>(m.q_dim());  // Q and the attention output (h unless head_dim is set)
   const double kv = static_cast<double>(m.kv_dim());
   const double f = static_cast<double>(m.intermediate_size);
   const double masks = m.dropout ? 2.0 : 0.0;  // the two hidden dropout masks (attention, MLP)
   ActivationParts p;
   p.replicated = (4.0 * e + masks) * s * b * h;
   const double mlp = s * b * f * (m.mlp == MlpKind::Gated ? 3.0 * e : 2.0 * e);
-  p.split = s * b * (2.0 * e * h + 2.0 * e * kv) + mlp;
+  p.split = s * b * (2.0 * e * q + 2.0 * e * kv) + mlp;
   if (m.mla.enabled()) {  // Q, K, V and output of latent attention, per TP rank (costmodel/mla_stash.h)
     const MlaStashElements mla = mla_stash_elements(m, 1);  // whole layer: split is divided by tp below
     p.split = e * s * b * mla.split + mlp;

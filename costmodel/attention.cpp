@@ -77,13 +77,13 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
   const bool chunked = c > 0.0 && c < s;
   const double blocks = chunked ? chunk_block_fraction(s, c) : window_block_fraction(s, w);
   const double executed = blocks * f.attention_core() / t;  // 2 GEMMs, computed blocks
-  const double h = static_cast<double>(m.hidden_size), kv = static_cast<double>(m.kv_dim());
+  const double q = static_cast<double>(m.q_dim()), kv = static_cast<double>(m.kv_dim());
   const double a = static_cast<double>(m.num_heads);
   const double lse = 4.0 * b * a * s / t;
   // HBM traffic: forward reads Q, K, V and writes O and the LSE; backward reads Q, K, V, O, dO and
   // the LSE and writes dQ, dK, dV (and the row sums dO.O, fp32, as large as the LSE).
-  const double fwd_bytes = e * b * s * (2.0 * h + 2.0 * kv) / t + lse;
-  const double bwd_bytes = e * b * s * (5.0 * h + 4.0 * kv) / t + 3.0 * lse;
+  const double fwd_bytes = e * b * s * (2.0 * q + 2.0 * kv) / t + lse;
+  const double bwd_bytes = e * b * s * (5.0 * q + 4.0 * kv) / t + 3.0 * lse;
   const double bwd_flops = 2.5 * executed;  // 5 GEMMs per 2 of the forward
   double fwd_gemm = 0.0, bwd_gemm = 0.0;
   if (const AttentionKernelSpeed* curve = attention_speed_curve(hw, kernel, static_cast<double>(m.head_dim()))) {

@@ -60,7 +60,7 @@ CpAttention cp_attention(const Problem& p, const ParallelConfig& cfg, double pea
     out.step = attention_core_time(hw, peak, m, kind, b, static_cast<double>(p.job.seq_len), cfg.tp * cp, e,
                                    p.job.knobs.fused_kernel);
     out.core = out.step;
-    const double q_bytes = e * b * s_local * static_cast<double>(m.hidden_size) / t;  // Q, O and dO alike
+    const double q_bytes = e * b * s_local * static_cast<double>(m.q_dim()) / t;  // Q, O and dO alike
     const double qkv = cp_all_to_all_s(hw, g, q_bytes + out.kv_chunk_bytes);
     const double o = cp_all_to_all_s(hw, g, q_bytes);
     out.step_comm_forward_s = qkv + o;

@@ -5,10 +5,10 @@ namespace meshplan {
 
 EagerBytes unpad_attention_bytes(const ModelSpec& m, double b, double s, int tp, double e) {
   const double T = b * s, t = static_cast<double>(tp);
-  const double h = static_cast<double>(m.hidden_size), kv = static_cast<double>(m.kv_dim());
+  const double q = static_cast<double>(m.q_dim()), kv = static_cast<double>(m.kv_dim());
   EagerBytes out;
-  out.forward = (2.0 * e * T * (h + 2.0 * kv) + 3.0 * e * T * h) / t;
-  out.backward = (3.0 * e * T * (h + 2.0 * kv) + 2.0 * e * T * h) / t;
+  out.forward = (2.0 * e * T * (q + 2.0 * kv) + 3.0 * e * T * q) / t;
+  out.backward = (3.0 * e * T * (q + 2.0 * kv) + 2.0 * e * T * q) / t;
   return out;
 }
 

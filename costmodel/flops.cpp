@@ -9,14 +9,15 @@ namespace meshplan {
 
 LayerFlops layer_forward_flops(const ModelSpec& m, double sequences, double seq) {
   const double h = static_cast<double>(m.hidden_size);
+  const double q = static_cast<double>(m.q_dim());  // heads x head_dim: h unless head_dim is set apart
   const double kv = static_cast<double>(m.kv_dim());
   const double f = static_cast<double>(m.intermediate_size);
   const double tokens = sequences * seq;
   LayerFlops out;
-  out.qkv = 2.0 * tokens * h * (h + 2.0 * kv);
-  out.scores = 2.0 * sequences * seq * seq * h;
-  out.values = 2.0 * sequences * seq * seq * h;
-  out.out_proj = 2.0 * tokens * h * h;
+  out.qkv = 2.0 * tokens * h * (q + 2.0 * kv);
+  out.scores = 2.0 * sequences * seq * seq * q;
+  out.values = 2.0 * sequences * seq * seq * q;
+  out.out_proj = 2.0 * tokens * q * h;
   out.mlp_up = (m.mlp == MlpKind::Gated ? 2.0 : 1.0) * 2.0 * tokens * h * f;
   out.mlp_down = 2.0 * tokens * f * h;
   if (m.moe.enabled() || m.mla.enabled()) add_moe_and_mla_flops(m, sequences, seq, out);

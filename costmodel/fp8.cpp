@@ -43,13 +43,14 @@ Fp8Overhead fp8_cast_bytes(const Problem& p, const ParallelConfig& cfg, double t
   if (p.job.fp8 == Fp8Recipe::None || p.job.fp8 == Fp8Recipe::Rowwise) return o;
   const double t = static_cast<double>(cfg.tp);
   const double h = static_cast<double>(p.model.hidden_size);
+  const double q = static_cast<double>(p.model.q_dim());  // attention output width (h unless head_dim is set)
   const double kv = static_cast<double>(p.model.kv_dim());
   // Input elements of the four GEMMs (column-parallel inputs replicated, row-parallel split by t)
   // and output-gradient elements (the GEMM outputs); the MLP's (dense or MoE experts) from
   // costmodel/mlp_gemm_elements.h.
   const GemmElements mlp = mlp_gemm_elements(p, cfg, tokens);
-  const double inputs = tokens * (h + h / t) + mlp.inputs;
-  const double outputs = tokens * ((h + 2.0 * kv) / t + h) + mlp.outputs;
+  const double inputs = tokens * (h + q / t) + mlp.inputs;
+  const double outputs = tokens * ((q + 2.0 * kv) / t + h) + mlp.outputs;
   const bool blocked = p.job.fp8 == Fp8Recipe::Blockwise || p.job.fp8 == Fp8Recipe::Mxfp8;
   const double cast = p.job.fp8 == Fp8Recipe::Current ? 5.0 : 3.0;
   o.forward_bytes = cast * inputs;
@@ -93,7 +94,9 @@ double fp8_stash_delta_bytes(const Problem& p, const ParallelConfig& cfg, Recomp
   // MoE layers have experts (their stash is moe_cost.h's, left 16-bit) in place of the dense MLP:
   // its two terms count for the dense share of the layers only.
   const double dense_mlp = p.model.moe.enabled() ? 1.0 - moe_layer_fraction(p.model) : 1.0;
-  return (q - e) * T * h / n + q * T * h / t + dense_mlp * ((q - e) * T * h / n + (q - e) * T * f / t);
+  // The out-projection's input, the attention output, is heads x head_dim wide.
+  const double a = static_cast<double>(p.model.q_dim());
+  return (q - e) * T * h / n + q * T * a / t + dense_mlp * ((q - e) * T * h / n + (q - e) * T * f / t);
 }
 
 double fp8_scaling_state_bytes_per_layer(Fp8Recipe r) {

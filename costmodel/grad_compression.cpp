@@ -25,10 +25,11 @@ MatrixShapes stage_matrices(const Problem& p, const ParallelConfig& cfg, int sta
   const double fd = static_cast<double>(m.intermediate_size);
   MatrixShapes s;
   const double layers = stage_layers(m, cfg, stage);
-  // QKV h x (h+2kv)/t, out-projection h/t x h, MLP up h x f/t, down f/t x h.
-  s.edges = layers * ((h + (h + 2.0 * kv) / t) + (h / t + h) + (h + f / t) + (fd / t + h));
+  // QKV h x (q+2kv)/t, out-projection q/t x h, MLP up h x f/t, down f/t x h (q = heads x head_dim).
+  const double q = static_cast<double>(m.q_dim());
+  s.edges = layers * ((h + (q + 2.0 * kv) / t) + (q / t + h) + (h + f / t) + (fd / t + h));
   const double params = stage_parameters_per_gpu(m, cfg, stage);
-  double matrix = layers * (h * (h + 2.0 * kv) / t + h * h / t + h * f / t + fd * h / t);
+  double matrix = layers * (h * (q + 2.0 * kv) / t + q * h / t + h * f / t + fd * h / t);
   const double V = static_cast<double>(m.vocab_size);
   const int last = cfg.pp - 1;
   if (stage == 0) { matrix += V * h / t; s.edges += V / t + h; }

@@ -53,6 +53,22 @@ TEST_CASE("GQA and SwiGLU: Llama-2-70B layer, worked by hand") {
   CHECK(layer_activation_bytes(m, b, s, 8, true, Recompute::Selective) == Approx((R + S) / 8));
 }
 
+TEST_CASE("Q and the attention output are heads x head_dim wide where head_dim is set apart (Qwen3-30B-A3B)") {
+  // h 2048 with 32 query heads x 128 and 4 KV heads: Q and the out-projection's input are 4096 wide.
+  ModelSpec m = meshplan_test::llama2_70b();
+  m.hidden_size = 2048;
+  m.num_heads = 32;
+  m.num_kv_heads = 4;
+  m.head_dim_override = 128;
+  m.intermediate_size = 6144;
+  const double s = 4096, b = 1, h = 2048, q = 4096, kv = 512, f = 6144, a = 32;
+  const double R = 10 * s * b * h;
+  const double S = s * b * (4 * q + 4 * kv) + 6 * s * b * f;
+  const double A = 5 * a * s * s * b;
+  CHECK(layer_activation_bytes(m, b, s, 1, false, Recompute::None) == Approx(R + S + A));
+  CHECK(layer_activation_bytes(m, b, s, 8, true, Recompute::Selective) == Approx((R + S) / 8));
+}
+
 TEST_CASE("micro-batches in flight per schedule") {
   CHECK(microbatches_in_flight(ScheduleKind::GPipe, 4, 1, 16, 0) == 16);
   CHECK(microbatches_in_flight(ScheduleKind::OneFOneB, 4, 1, 16, 0) == 4);

@@ -35,3 +35,25 @@ TEST_CASE("GQA and gated MLP shapes: Llama-2-70B layer") {
   // GEMM FLOPs are 2 x tokens x weight-matrix parameters.
   CHECK(lf.gemms() == Approx(2 * T * (m.layer_parameters() - 2 * h)));
 }
+
+TEST_CASE("attention width is heads x head_dim, not hidden, where head_dim is set apart (GPT-OSS, Qwen3)") {
+  // GPT-OSS-120B: h 2880, 64 query heads x 64, 8 KV heads: Megatron-Core's query width is
+  // kv_channels x num_attention_heads = 4096 (attention.py), 1.42x the hidden size.
+  ModelSpec m = meshplan_test::llama2_70b();
+  m.hidden_size = 2880;
+  m.num_heads = 64;
+  m.num_kv_heads = 8;
+  m.head_dim_override = 64;
+  m.intermediate_size = 2880;
+  const double T = 4096, h = 2880, q = 4096, kv = 512;
+  const LayerFlops lf = layer_forward_flops(m, 1, 4096);
+  CHECK(lf.qkv == Approx(2 * T * h * (q + 2 * kv)));
+  CHECK(lf.out_proj == Approx(2 * T * q * h));
+  CHECK(lf.scores == Approx(2 * T * T * q));
+  CHECK(lf.values == Approx(2 * T * T * q));
+  // The projections are still 2 x tokens x their weights (the parameter count already used q).
+  CHECK(lf.gemms() == Approx(2 * T * (m.layer_parameters() - 2 * h)));
+  // Where head_dim is not given, q = h and nothing moves.
+  m.head_dim_override = 0;
+  CHECK(layer_forward_flops(m, 1, 4096).out_proj == Approx(2 * T * h * h));
+}
