@@ -25,12 +25,12 @@ using io_detail::Reader;
 
 namespace {
 
-// FLOP formulas costmodel/validate.cpp implements (validation/README.md "flops_formula values").
+// FLOP formulas costmodel/paper_flops.cpp implements (validation/README.md "flops_formula values").
 bool known_formula(const std::string& f) {
-  return f.empty() || f == "megatron" || f == "megatron-core" || f == "model" || f == "mosaic" || f == "palm" ||
-         f == "torchtitan";
+  return f.empty() || f == "megatron" || f == "megatron-core" || f == "megatron-core-moe" || f == "model" ||
+         f == "mosaic" || f == "palm" || f == "torchtitan";
 }
-const char* const kFormulas = "megatron, megatron-core, model, mosaic, palm or torchtitan";
+const char* const kFormulas = "megatron, megatron-core, megatron-core-moe, model, mosaic, palm or torchtitan";
 const char* const kKernels = "flash2, flash1, triton, triton-ops or cudnn (core/framework_knobs.h)";
 
 // File-level defaults of the per-run keys `attention`, `framework` and `use`.

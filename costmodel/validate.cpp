@@ -9,6 +9,7 @@
 #include "core/job_features.h"
 #include "core/units.h"
 #include "costmodel/flops.h"
+#include "costmodel/paper_flops.h"
 
 namespace meshplan {
 
@@ -98,59 +99,14 @@ ParallelConfig run_config(const ValidationRun& run) {
   return c;
 }
 
-// Narayanan et al. 2021, eq. 3: FLOPs per iteration with full recomputation counted.
-static double megatron_formula_flops(const ModelSpec& m, double B, double s) {
-  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
-  const double V = static_cast<double>(m.vocab_size);
-  return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
-}
-
-// MosaicML llm-foundry's MFU numerator (scripts/train/benchmarking/README.md "MFU and HFU"):
-// (6 N s + 12 l h s^2) per sequence, N = all parameters.
-static double mosaic_formula_flops(const ModelSpec& m, double B, double s) {
-  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
-  return B * (6.0 * m.num_parameters() * s + 12.0 * l * h * s * s);
-}
-
-// Megatron-Core's num_floating_point_operations (megatron/training/training.py, core_r0.8.0):
-// 12 B s l h^2 ((1 + g/a + s/h)(a d_head / h) + (f/h)(3/2 if gated) + V/(2 l h)).
-static double megatron_core_formula_flops(const ModelSpec& m, double B, double s) {
-  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
-  const double a = static_cast<double>(m.num_heads), g = static_cast<double>(m.num_kv_heads);
-  const double f = static_cast<double>(m.intermediate_size), V = static_cast<double>(m.vocab_size);
-  const double attn = (1.0 + g / a + s / h) * (a * static_cast<double>(m.head_dim()) / h);
-  const double mlp = (f / h) * (m.mlp == MlpKind::Gated ? 1.5 : 1.0);
-  return 12.0 * B * s * l * h * h * (attn + mlp + V / (2.0 * l * h));
-}
-
-// PaLM's MFU count (Chowdhery et al. 2023, App. B): (6 N + 12 l h s) per token, N = all parameters.
-static double palm_formula_flops(const ModelSpec& m, double B, double s) {
-  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
-  return B * s * (6.0 * m.num_parameters() + 12.0 * l * h * s);
-}
-
-// torchtitan's (train.py, 3faaa1a0d): (6 N s + 12 l h s^2) per sequence, N without the token embedding.
-static double torchtitan_formula_flops(const ModelSpec& m, double B, double s) {
-  const double l = static_cast<double>(m.num_layers), h = static_cast<double>(m.hidden_size);
-  const double n = m.num_parameters() - static_cast<double>(m.vocab_size) * h;
-  return B * (6.0 * n * s + 12.0 * l * h * s * s);
-}
-
-static double paper_flops(const std::string& formula, const ModelSpec& m, double B, double s) {
-  if (formula == "megatron") return megatron_formula_flops(m, B, s);
-  if (formula == "megatron-core") return megatron_core_formula_flops(m, B, s);
-  if (formula == "mosaic") return mosaic_formula_flops(m, B, s);
-  if (formula == "palm") return palm_formula_flops(m, B, s);
-  if (formula == "torchtitan") return torchtitan_formula_flops(m, B, s);
-  return step_flops(m, B, s, Recompute::None).model;
-}
-
 double published_iteration_s(const ValidationSet& set, const ValidationRun& run, const HardwareProfile& hw) {
   if (run.iteration_s > 0) return run.iteration_s;
   const double B = static_cast<double>(run.global_batch), s = static_cast<double>(run.seq_len);
   const double gpus = static_cast<double>(run.gpus);
   if (run.tokens_per_s_per_gpu > 0) return B * s / (run.tokens_per_s_per_gpu * gpus);
-  const double flops = paper_flops(run.flops_formula, *set.find_model(run.model), B, s);
+  ModelSpec m = *set.find_model(run.model);
+  if (run.mtp_layers) m.mtp_layers = *run.mtp_layers;  // the run's MTP modules count where the formula counts them
+  const double flops = paper_flops(run.flops_formula, m, B, s);
   if (run.tflops_per_gpu > 0) return flops / (run.tflops_per_gpu * 1e12 * gpus);
   const double peak = run.mfu_peak_flops > 0   ? run.mfu_peak_flops
                       : set.mfu_peak_flops > 0 ? set.mfu_peak_flops
