@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/help_text.h"
+#include "core/attention_library.h"
 #include "core/framework.h"
 #include "core/job_features.h"
 #include "cli/megatron_list_options.h"
@@ -49,6 +50,10 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                                  "Engine on Hopper) (default: the framework's: cudnn for megatron and nemo, else "
                                  "flash2)"),
                  {"flash2", "flash1", "triton", "triton-ops", "cudnn"});
+  sub->add_option("--cudnn-version", o.cudnn_version,
+                  "cuDNN release the job runs: its fused attention is costed with the profile's cudnn curve of "
+                  "that release, or of the newest measured release before it (cuDNN's SDPA got 1.5x faster on "
+                  "GB200 from 9.13 to 9.22) (default: the profile's newest)");
   sub->add_option("--ac-policy", o.ac_policy,
                   "How --recompute is carried out: megatron (selective = attention core, full = every layer), "
                   "torchtitan-op (selective = torchtitan's op-level SAC: every other matmul, SDPA and "
@@ -154,6 +159,9 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
                         "use none, delayed, current, blockwise, mxfp8 or rowwise");
     job.fp8 = *r;
   }
+  if (!o.cudnn_version.empty() && !valid_library_version(o.cudnn_version))
+    return make_error(kCmd, "--cudnn-version", o.cudnn_version, "not a release number",
+                      "dot-separated integers, e.g. 9.17.0");
   // No default of its own: the framework's kernel (core/framework.cpp) stands unless the flag is given.
   if (given(o.app, "--attention-kernel")) {
     auto k = parse_fused_kernel(o.attention_kernel);

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/help_text.h"
 #include "cli/plan_file.h"
+#include "core/attention_library.h"
 #include "core/framework.h"
 #include "core/io.h"
 #include "core/limits.h"
@@ -205,6 +206,8 @@ Result<Problem> load_problem(const ProblemOptions& o) {
   auto job = make_job(o, p);
   if (!job) return job.error();
   p.job = job.value();
+  // The cuDNN release's attention curve (core/attention_library.h); a plan file embeds the chosen one.
+  select_attention_library(p.hardware, "cudnn", o.features.cudnn_version);
   return p;
 }
 

@@ -39,6 +39,8 @@ struct AttentionKernelSpeed {
   int64_t head_dim = 128;              // the benchmark's head dimension
   std::vector<double> seq;             // tokens
   std::vector<double> flops_per_s;     // forward + backward FLOP/s at seq[i]
+  std::string version;                 // library release the benchmark ran (cuDNN "9.17.0"); "" = not stated
+                                       // (core/attention_library.h picks one curve per head_dim and job)
 };
 
 /// Measured speedup of whole FP8 linear layers (forward + backward, casts included) over bf16 by the

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "core/attention_library.h"
 #include "core/framework_knobs.h"
 #include "core/io_number.h"
 
@@ -38,6 +39,9 @@ AttentionKernelSpeed read_entry(Reader& r, const YAML::Node& entry, const std::s
                                " sequence lengths",
            "needs one TFLOP/s per sequence length", kExample);
   for (double& v : k.flops_per_s) v *= kTflops;
+  k.version = r.text(entry, "version", at + ".version", std::string(), "the library release measured, e.g. 9.17.0");
+  if (r.ok() && !k.version.empty() && !valid_library_version(k.version))
+    r.fail(at + ".version", k.version, "not a release number", "dot-separated integers, e.g. 9.17.0");
   return k;
 }
 
@@ -57,6 +61,14 @@ void read_attention_speeds(Reader& r, const YAML::Node& gpu, HardwareProfile& hw
       return;
     }
     AttentionKernelSpeed k = read_entry(r, list[i], at);
+    // Several curves of one kernel at one head dimension are releases of it (core/attention_library.h):
+    // each needs its own version.
+    for (const AttentionKernelSpeed& o : hw.attention_kernel_speeds)
+      if (r.ok() && o.kernel == k.kernel && o.head_dim == k.head_dim &&
+          (o.version.empty() || k.version.empty() || compare_library_versions(o.version, k.version) == 0))
+        r.fail(at + ".version", k.version.empty() ? "(none)" : k.version,
+               "a second " + k.kernel + " curve at head_dim " + std::to_string(k.head_dim) + " needs a version of its own",
+               "give each release's curve its version, e.g. version: 9.17.0");
     if (r.ok()) hw.attention_kernel_speeds.push_back(std::move(k));
   }
 }
@@ -67,7 +79,9 @@ nlohmann::ordered_json attention_speeds_json(const HardwareProfile& hw) {
     nlohmann::ordered_json seq = nlohmann::ordered_json::array(), tflops = nlohmann::ordered_json::array();
     for (double s : k.seq) seq.push_back(scaled_json(s, 1.0));
     for (double f : k.flops_per_s) tflops.push_back(scaled_json(f, kTflops));
-    out.push_back({{"kernel", k.kernel}, {"head_dim", k.head_dim}, {"seq", seq}, {"tflops", tflops}});
+    nlohmann::ordered_json e = {{"kernel", k.kernel}, {"head_dim", k.head_dim}, {"seq", seq}, {"tflops", tflops}};
+    if (!k.version.empty()) e["version"] = k.version;
+    out.push_back(std::move(e));
   }
   return out;
 }

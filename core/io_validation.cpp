@@ -5,6 +5,7 @@
 #include <iterator>
 #include <set>
 
+#include "core/attention_library.h"
 #include "core/io.h"
 #include "core/io_detail.h"
 #include "core/job_features.h"
@@ -44,6 +45,7 @@ struct RunDefaults {
   bool fp8_param_gather = false;
   std::string fused_kernel;
   std::string cross_entropy;
+  std::string cudnn_version;
   std::optional<bool> forward_prefetch;
   std::string backward_prefetch;
 };
@@ -59,11 +61,12 @@ const std::set<std::string> kRunKeys = {
     "grad_accumulation_pass", "cross_entropy", "unpad_attention", "compile", "norm_type", "fused_kernel",
     "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
     "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused",
-    "model_code", "layers_per_stage", "mtp_layers", "moe_dispatcher", "recompute_modules", "cuda_graphs"};
+    "model_code", "layers_per_stage", "mtp_layers", "moe_dispatcher", "recompute_modules", "cuda_graphs",
+    "cudnn_version"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
-    "runs", "forward_prefetch", "backward_prefetch", "model_code"};
+    "runs", "forward_prefetch", "backward_prefetch", "model_code", "cudnn_version"};
 
 // Levenshtein distance of two short keys (insertions, deletions, substitutions).
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -194,6 +197,10 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
       r.boolean(n, "grad_accumulation_pass", path + ".grad_accumulation_pass", false, "true|false");
   run.cross_entropy =
       r.text(n, "cross_entropy", path + ".cross_entropy", defaults.cross_entropy, "unfused|fused|torch_fp32|generic");
+  // The container's cuDNN: its fused attention is costed with that release's curve (core/attention_library.h).
+  run.cudnn_version = r.text(n, "cudnn_version", path + ".cudnn_version", defaults.cudnn_version, "e.g. 9.18.0");
+  if (!run.cudnn_version.empty() && !valid_library_version(run.cudnn_version))
+    r.fail(path + ".cudnn_version", run.cudnn_version, "not a release number", "dot-separated integers, e.g. 9.18.0");
   if (!run.cross_entropy.empty() && !parse_cross_entropy(run.cross_entropy))
     r.fail(path + ".cross_entropy", run.cross_entropy, "unknown cross-entropy kernel",
            "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32 or generic");
@@ -322,6 +329,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
     r.fail("fused_kernel", defaults.fused_kernel, "unknown attention kernel", kKernels);
   defaults.cross_entropy =
       r.text(root, "cross_entropy", "cross_entropy", std::string(), "unfused|fused|torch_fp32|generic");
+  defaults.cudnn_version = r.text(root, "cudnn_version", "cudnn_version", std::string(), "e.g. 9.18.0");
   if (!defaults.cross_entropy.empty() && !parse_cross_entropy(defaults.cross_entropy))
     r.fail("cross_entropy", defaults.cross_entropy, "unknown cross-entropy kernel",
            "unfused, fused, torch_fp32 or generic");

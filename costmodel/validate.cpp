@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/attention_library.h"
 #include "core/framework.h"
 #include "core/job_features.h"
 #include "core/units.h"
@@ -20,6 +21,7 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   p.model = *m;
   if (run.mtp_layers) p.model.mtp_layers = *run.mtp_layers;  // the run's MTP modules (costmodel/mtp.h)
   p.hardware = hw;
+  select_attention_library(p.hardware, "cudnn", run.cudnn_version);  // the container's cuDNN (core/attention_library.h)
   p.job.gpus = run.gpus;
   p.job.global_batch = run.global_batch;
   p.job.seq_len = run.seq_len;

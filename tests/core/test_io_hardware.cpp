@@ -185,6 +185,38 @@ TEST_CASE("attention kernel speed curves load in TFLOP/s and bad ones are errors
   CHECK(bad("{kernel: flash2, seq: [512], tflops: [-5]}").field == "gpu.attention_kernel_speed[0].tflops[0]");
   CHECK(bad("{kernel: flash2, tflops: [5]}").field == "gpu.attention_kernel_speed[0].seq");
   CHECK(bad("flash2").field == "gpu.attention_kernel_speed[0]");
+  CHECK(bad("{kernel: cudnn, version: 9.x, seq: [512], tflops: [50]}").field == "gpu.attention_kernel_speed[0].version");
+}
+
+TEST_CASE("several releases' curves of one kernel need a version each, and the version round-trips") {
+  const std::string two = "  attention_kernel_speed:\n"
+                          "    - {kernel: cudnn, version: 9.13.0, seq: [4096], tflops: [775]}\n"
+                          "    - {kernel: cudnn, version: 9.17.0, seq: [4096], tflops: [1131]}\n"
+                          "node:\n";
+  auto hw = parse_hardware(replace(a100_text(), "node:\n", two), "t.yaml");
+  REQUIRE(hw.ok());
+  CHECK(hw.value().attention_kernel_speeds[1].version == "9.17.0");
+  auto again = parse_hardware(hardware_to_yaml(hw.value()), "again.yaml");
+  REQUIRE(again.ok());
+  CHECK(again.value().attention_kernel_speeds[0].version == "9.13.0");
+  auto curves = [&](const std::string& a, const std::string& b) {
+    return profile_error(replace(a100_text(), "node:\n",
+                                 "  attention_kernel_speed:\n    - " + a + "\n    - " + b + "\nnode:\n"));
+  };
+  Error unversioned = curves("{kernel: cudnn, seq: [4096], tflops: [775]}",
+                             "{kernel: cudnn, version: 9.17.0, seq: [4096], tflops: [1131]}");
+  CHECK(unversioned.field == "gpu.attention_kernel_speed[1].version");
+  CHECK(unversioned.hint.find("version") != std::string::npos);
+  Error same = curves("{kernel: cudnn, version: 9.17, seq: [4096], tflops: [775]}",
+                      "{kernel: cudnn, version: 9.17.0, seq: [4096], tflops: [1131]}");
+  CHECK(same.field == "gpu.attention_kernel_speed[1].version");
+  // Other head dimensions and kernels are separate curves, no version needed.
+  auto ok = parse_hardware(replace(a100_text(), "node:\n",
+                                   "  attention_kernel_speed:\n    - {kernel: cudnn, seq: [4096], tflops: [775]}\n"
+                                   "    - {kernel: cudnn, head_dim: 64, seq: [4096], tflops: [600]}\n"
+                                   "    - {kernel: flash2, seq: [4096], tflops: [300]}\nnode:\n"),
+                           "ok.yaml");
+  CHECK(ok.ok());
 }
 
 TEST_CASE("sustained_clock_fraction: optional, 1 by default, round-trips, and must be above 0 and at most 1") {
