@@ -253,7 +253,14 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
 }
 
 Result<bool> apply_feature_options(const FeatureOptions& o, Job& job) { return apply(o, job, false); }
-Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job) { return apply(o, job, true); }
+Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job) {
+  // A plan file embeds the profile with the attention curve its cuDNN release chose; a later flag cannot pick
+  // another (the other releases' curves are not in the file).
+  if (given(o.app, "--cudnn-version"))
+    return make_error(kCmd, "--cudnn-version", o.cudnn_version, "does not apply to --plan",
+                      "the plan file keeps the curve it was made with: re-run plan or estimate with --cudnn-version");
+  return apply(o, job, true);
+}
 
 void add_config_features(ojson& config, const ParallelConfig& c) {
   if (c.cp > 1) config["cp"] = c.cp;

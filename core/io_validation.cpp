@@ -330,6 +330,8 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   defaults.cross_entropy =
       r.text(root, "cross_entropy", "cross_entropy", std::string(), "unfused|fused|torch_fp32|generic");
   defaults.cudnn_version = r.text(root, "cudnn_version", "cudnn_version", std::string(), "e.g. 9.18.0");
+  if (r.ok() && !defaults.cudnn_version.empty() && !valid_library_version(defaults.cudnn_version))
+    r.fail("cudnn_version", defaults.cudnn_version, "not a release number", "dot-separated integers, e.g. 9.18.0");
   if (!defaults.cross_entropy.empty() && !parse_cross_entropy(defaults.cross_entropy))
     r.fail("cross_entropy", defaults.cross_entropy, "unknown cross-entropy kernel",
            "unfused, fused, torch_fp32 or generic");

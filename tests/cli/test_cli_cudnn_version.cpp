@@ -55,6 +55,10 @@ TEST_CASE("estimate --cudnn-version: an older cuDNN's attention is slower and th
   CliResult again = run_cli("estimate --plan " + plan + " --format json");
   REQUIRE(again.exit_code == 0);
   CHECK(step_s(again.out) == Approx(step_s(old.out)).epsilon(1e-6));
+  // The plan keeps the curve it was made with: another release on top of it is refused, not ignored.
+  CliResult over = run_cli("estimate --plan " + plan + " --cudnn-version 9.22.0 --format json");
+  CHECK(over.exit_code == 2);
+  CHECK(over.err.find("--cudnn-version") != std::string::npos);
 }
 
 TEST_CASE("estimate --cudnn-version with a bad release number: one line, exit 2") {

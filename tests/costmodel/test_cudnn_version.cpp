@@ -40,6 +40,12 @@ TEST_CASE("a validation run's cudnn_version picks its release's attention curve 
                               "b.yaml");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().field == "runs[0].cudnn_version");
+  auto bad_file = parse_validation("hardware: gb200-nvl72\ncudnn_version: 9.x\nmodels:\n  m: {n_embd: 64, n_layer: 2, "
+                                   "n_head: 4, vocab_size: 256}\nruns:\n  - {model: m, gpus: 1, global_batch: 1, "
+                                   "iteration_s: 1}\n",
+                                   "f.yaml");
+  REQUIRE_FALSE(bad_file.ok());
+  CHECK(bad_file.error().field == "cudnn_version");
 }
 
 TEST_CASE("every shipped GB200 and GB300 Megatron row states its container's cuDNN") {
