@@ -3,8 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "cli_run.h"
@@ -19,11 +17,7 @@ std::string est(const std::string& rest) {
          "--tp 1 --micro-batch 2 --framework megatron --format json " + rest;
 }
 
-double step_s(const std::string& json) {
-  const size_t at = json.find("\"step_s\": ");
-  REQUIRE(at != std::string::npos);
-  return std::stod(json.substr(at + 10));
-}
+double step_s(const std::string& json) { return json_number(json, "step_s"); }
 }  // namespace
 
 TEST_CASE("estimate, plan and simulate --help state --cudnn-version") {
@@ -47,11 +41,9 @@ TEST_CASE("estimate --cudnn-version: an older cuDNN's attention is slower and th
   const std::string plan = scratch_dir() + "/cudnn-version-plan.json";
   CliResult saved = run_cli(est("--cudnn-version 9.13.1 --output " + plan));
   REQUIRE(saved.exit_code == 0);
-  std::ifstream in(plan);
-  std::stringstream text;
-  text << in.rdbuf();
-  CHECK(text.str().find("\"version\": \"9.13.0\"") != std::string::npos);
-  CHECK(text.str().find("\"version\": \"9.22.0\"") == std::string::npos);
+  const std::string text = slurp(plan);
+  CHECK(text.find("\"version\": \"9.13.0\"") != std::string::npos);
+  CHECK(text.find("\"version\": \"9.22.0\"") == std::string::npos);
   CliResult again = run_cli("estimate --plan " + plan + " --format json");
   REQUIRE(again.exit_code == 0);
   CHECK(step_s(again.out) == Approx(step_s(old.out)).epsilon(1e-6));
