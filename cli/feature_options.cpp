@@ -70,9 +70,11 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                                  "Loss kernel over the LM head's logits: unfused (Megatron-Core's "
                                  "vocab_parallel_cross_entropy, 38 + 14 bytes per logit), fused (Megatron's "
                                  "--cross-entropy-loss-fusion, 22 + 14), torch_fp32 (F.cross_entropy on .float() logits, "
-                                 "torchtitan: 14 + 22), generic (12 + 12) (default: the framework's: unfused "
+                                 "torchtitan: 14 + 22), te (Transformer Engine's Triton kernels, cross_entropy_fusion_impl te, "
+                                 "TE 2.18 on: 8 + 14), te_inplace (the same up to TE 2.17, gradient written over the "
+                                 "bf16 logits: 6 + 4), generic (12 + 12) (default: the framework's: unfused "
                                  "for megatron, fused for nemo, torch_fp32 for torchtitan, else generic)"),
-                 {"unfused", "fused", "torch_fp32", "generic"});
+                 {"unfused", "fused", "torch_fp32", "te", "te_inplace", "generic"});
   sub->add_flag("--moe-a2a-overlap", o.moe_a2a_overlap,
                 "Megatron-Core's --overlap-moe-expert-parallel-comm (+ --delay-wgrad-compute): the MoE expert "
                 "all-to-all of one micro-batch hidden under another's compute (combined 1F1B); needs "
@@ -197,7 +199,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
     auto k = parse_cross_entropy(o.cross_entropy);
     if (!k)
       return make_error(kCmd, "--cross-entropy", o.cross_entropy, "unknown cross-entropy kernel",
-                        "use unfused, fused or generic");
+                        "use unfused, fused, torch_fp32, te_inplace, te or generic");
     job.knobs.cross_entropy = *k;
   }
   if (given(o.app, "--moe-a2a-overlap")) {
@@ -329,7 +331,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     if (auto r = text(key, *out); !r) return r.error();
   if (!loss.empty()) {
     auto k = parse_cross_entropy(loss);
-    if (!k) return make_error(file, at + ".cross_entropy", loss, "unknown cross-entropy kernel", "unfused, fused or generic");
+    if (!k) return make_error(file, at + ".cross_entropy", loss, "unknown cross-entropy kernel", "unfused, fused, torch_fp32, te_inplace, te or generic");
     job.knobs.cross_entropy = *k;
   }
   if (!kernel.empty()) {

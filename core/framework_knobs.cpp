@@ -51,13 +51,15 @@ const char* to_string(CrossEntropyKernel k) {
     case CrossEntropyKernel::Unfused: return "unfused";
     case CrossEntropyKernel::Fused: return "fused";
     case CrossEntropyKernel::TorchFp32: return "torch_fp32";
+    case CrossEntropyKernel::TeInplace: return "te_inplace";
+    case CrossEntropyKernel::Te: return "te";
   }
   return "generic";
 }
 
 std::optional<CrossEntropyKernel> parse_cross_entropy(const std::string& s) {
   for (auto k : {CrossEntropyKernel::Generic, CrossEntropyKernel::Unfused, CrossEntropyKernel::Fused,
-                 CrossEntropyKernel::TorchFp32})
+                 CrossEntropyKernel::TorchFp32, CrossEntropyKernel::TeInplace, CrossEntropyKernel::Te})
     if (s == to_string(k)) return k;
   return std::nullopt;
 }

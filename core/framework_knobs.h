@@ -111,10 +111,12 @@ std::optional<FusedAttentionKernel> parse_fused_kernel(const std::string& s);
 /// of each). Unfused: Megatron-Core's vocab_parallel_cross_entropy, Megatron-LM's default. Fused: the
 /// same under jit_fuser (--cross-entropy-loss-fusion; NeMo 2.0 and Megatron-Bridge turn it on). Generic:
 /// a six-pass estimate for the frameworks whose loss code is not counted. TorchFp32: PyTorch's
-/// F.cross_entropy on logits upcast with .float() (torchtitan). New values go at the end.
-enum class CrossEntropyKernel { Generic, Unfused, Fused, TorchFp32 };
+/// F.cross_entropy on logits upcast with .float() (torchtitan). TeInplace: Transformer Engine's Triton
+/// kernels (cross_entropy_fusion_impl "te") up to TE 2.17, writing the gradient over the bf16 logits. Te:
+/// the same from TE 2.18 on, with an fp32 gradient buffer. New values go at the end.
+enum class CrossEntropyKernel { Generic, Unfused, Fused, TorchFp32, TeInplace, Te };
 const char* to_string(CrossEntropyKernel k);
-/// "generic", "unfused", "fused", "torch_fp32".
+/// "generic", "unfused", "fused", "torch_fp32", "te_inplace", "te".
 std::optional<CrossEntropyKernel> parse_cross_entropy(const std::string& s);
 
 /// Everything a training framework decides that the cost model needs (issue 12's --framework sets

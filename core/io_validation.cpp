@@ -196,14 +196,14 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.grad_accumulation_pass =
       r.boolean(n, "grad_accumulation_pass", path + ".grad_accumulation_pass", false, "true|false");
   run.cross_entropy =
-      r.text(n, "cross_entropy", path + ".cross_entropy", defaults.cross_entropy, "unfused|fused|torch_fp32|generic");
+      r.text(n, "cross_entropy", path + ".cross_entropy", defaults.cross_entropy, "unfused|fused|torch_fp32|te_inplace|te|generic");
   // The container's cuDNN: its fused attention is costed with that release's curve (core/attention_library.h).
   run.cudnn_version = r.text(n, "cudnn_version", path + ".cudnn_version", defaults.cudnn_version, "e.g. 9.18.0");
   if (!run.cudnn_version.empty() && !valid_library_version(run.cudnn_version))
     r.fail(path + ".cudnn_version", run.cudnn_version, "not a release number", "dot-separated integers, e.g. 9.18.0");
   if (!run.cross_entropy.empty() && !parse_cross_entropy(run.cross_entropy))
     r.fail(path + ".cross_entropy", run.cross_entropy, "unknown cross-entropy kernel",
-           "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32 or generic");
+           "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32, te_inplace (TE <= 2.17), te or generic");
   run.unpad_attention =
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
   const std::string code = r.text(n, "model_code", path + ".model_code", defaults.model_code, "fms");
@@ -328,7 +328,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   if (!defaults.fused_kernel.empty() && !parse_fused_kernel(defaults.fused_kernel))
     r.fail("fused_kernel", defaults.fused_kernel, "unknown attention kernel", kKernels);
   defaults.cross_entropy =
-      r.text(root, "cross_entropy", "cross_entropy", std::string(), "unfused|fused|torch_fp32|generic");
+      r.text(root, "cross_entropy", "cross_entropy", std::string(), "unfused|fused|torch_fp32|te_inplace|te|generic");
   defaults.cudnn_version = r.text(root, "cudnn_version", "cudnn_version", std::string(), "e.g. 9.18.0");
   if (r.ok() && !defaults.cudnn_version.empty() && !valid_library_version(defaults.cudnn_version))
     r.fail("cudnn_version", defaults.cudnn_version, "not a release number", "dot-separated integers, e.g. 9.18.0");

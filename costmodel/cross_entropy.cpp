@@ -9,6 +9,8 @@ CrossEntropyBytes cross_entropy_bytes_per_logit(CrossEntropyKernel k) {
     case CrossEntropyKernel::Fused: return {6.0 + 8.0 + 8.0, 8.0 + 6.0};
     case CrossEntropyKernel::Generic: return {12.0, 12.0};
     case CrossEntropyKernel::TorchFp32: return {6.0 + 8.0, 4.0 + 12.0 + 6.0};
+    case CrossEntropyKernel::TeInplace: return {2.0 + 2.0 + 2.0, 2.0 + 2.0};
+    case CrossEntropyKernel::Te: return {2.0 + 2.0 + 4.0, 8.0 + 6.0};
   }
   return {12.0, 12.0};
 }

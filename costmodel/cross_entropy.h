@@ -20,6 +20,15 @@ namespace meshplan {
 ///   re-read a 128k-wide fp32 row of 0.5 MB from L2, not HBM), nll_loss (gathers one element per row)
 ///   = 14 forward; backward nll_loss_backward (zero-fill 4, scatter), log_softmax_backward (read the
 ///   gradient and the saved output, write: 12), the cast back to bf16 (read 4, write 2) = 22.
+///   TeInplace (Transformer Engine's Triton kernels, transformer_engine/pytorch/triton/cross_entropy.py,
+///   TE 2.2 to 2.17, run by Megatron-Core's cross_entropy_fusion_impl "te", which Megatron-Bridge's
+///   performance scripts set): online_softmax_kernel reads the row once for max and sum (2),
+///   cross_entropy_kernel reads it again and writes the gradient over the bf16 logits in place (2 + 2)
+///   = 6 forward; backward element_mul_kernel scales that gradient in place by the per-token loss
+///   gradient (read 2, write 2; Megatron passes reduce_loss False, so the multiply always runs) = 4.
+///   Te (the same from TE 2.18, commit 01bbe3eea "Fix the numerical issue with the Fused CE loss"): the
+///   gradient goes to a new fp32 buffer, 2 + 2 + 4 = 8 forward; backward element_mul in place on fp32
+///   (8) and autograd's cast of the fp32 gradient to the bf16 logits' dtype (read 4, write 2) = 14.
 struct CrossEntropyBytes {
   double forward = 0;   // bytes per logit element
   double backward = 0;  // bytes per logit element

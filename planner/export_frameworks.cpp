@@ -121,6 +121,18 @@ std::string torchtitan_toml(const Problem& p, const ParallelConfig& c, bool fsdp
   return o.str();
 }
 
+// Megatron-Core's loss keys, where the costed kernel is not NeMo's default (fused: GPTConfig's
+// cross_entropy_loss_fusion True with the native implementation).
+static std::string nemo_cross_entropy_keys(const Problem& p) {
+  switch (p.job.knobs.cross_entropy) {
+    case CrossEntropyKernel::Te:
+    case CrossEntropyKernel::TeInplace:
+      return "  cross_entropy_loss_fusion: true\n  cross_entropy_fusion_impl: te\n";
+    case CrossEntropyKernel::Unfused: return "  cross_entropy_loss_fusion: false\n";
+    default: return "";
+  }
+}
+
 std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
   const ModelSpec& m = p.model;
   std::ostringstream o;
@@ -158,6 +170,7 @@ std::string nemo_yaml(const Problem& p, const ParallelConfig& c) {
     << "  activation: " << (m.mlp == MlpKind::Gated ? "fast-swiglu" : "gelu") << "\n"
     << "  share_embeddings_and_output_weights: " << boolean(m.tie_word_embeddings) << "\n"
     << "  megatron_amp_O2: true\n"
+    << nemo_cross_entropy_keys(p)
     << nemo_moe_keys(p, c) << nemo_mtp_keys(p) << nemo_cuda_graph_keys(p);
   if (c.recompute == Recompute::None) {
     o << "  activations_checkpoint_granularity: null\n";
@@ -243,6 +256,16 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
     return make_error(where, "fsdp_model_code", "fms",
                       "is IBM's fms-fsdp model code; the " + kind + " export launches torchtitan's / the framework's own",
                       "plan without --fsdp-model-code fms to export it");
+  // Transformer Engine's cross entropy (costmodel/cross_entropy.h): NeMo takes Megatron-Core's config keys;
+  // Megatron-LM's own arguments reject --cross-entropy-fusion-impl te since its #5115 (2026-06-03,
+  // megatron/training/arguments.py: "disabled due to stability issues"); the others have no such kernel.
+  const CrossEntropyKernel ce = p.job.knobs.cross_entropy;
+  if ((ce == CrossEntropyKernel::Te || ce == CrossEntropyKernel::TeInplace) && kind != "nemo")
+    return make_error(where, "cross_entropy", to_string(ce),
+                      kind == "megatron"
+                          ? "is Transformer Engine's cross entropy, which Megatron-LM's arguments reject (its #5115)"
+                          : "is Transformer Engine's cross entropy; " + kind + " has no such setting",
+                      "plan with --cross-entropy fused, or export for nemo");
   if (kind == "megatron") return check_megatron(p, c);
   if (kind == "deepspeed") return check_deepspeed_moe(p, c);
   return true;

@@ -69,8 +69,34 @@ TEST_CASE("plan --export megatron asks for --cross-entropy-loss-fusion only when
   CHECK(fused.out.find("--cross-entropy-loss-fusion") != std::string::npos);
 }
 
+TEST_CASE("estimate --cross-entropy te and te_inplace: Transformer Engine's kernels are cheaper than fused") {
+  CliResult fused = run_cli(est("--cross-entropy fused"));
+  CliResult te = run_cli(est("--cross-entropy te"));
+  CliResult inplace = run_cli(est("--cross-entropy te_inplace"));
+  INFO(fused.err << te.err << inplace.err);
+  REQUIRE(fused.exit_code == 0);
+  REQUIRE(te.exit_code == 0);
+  REQUIRE(inplace.exit_code == 0);
+  // 4 micro-batches x 4096 x 128256 / 2 logits: fused 36 bytes each, te 22, te_inplace 10.
+  CHECK(step_s(te.out) < step_s(fused.out));
+  CHECK(step_s(inplace.out) < step_s(te.out));
+  CHECK(step_s(fused.out) - step_s(te.out) > 0.003);
+  CHECK(step_s(te.out) - step_s(inplace.out) > 0.002);
+  CHECK(te.out.find("\"cross_entropy\": \"te\"") != std::string::npos);
+}
+
+TEST_CASE("TE's cross entropy exports to nemo with its keys and is refused for megatron in one line") {
+  const std::string base = "plan --model " + kModel + " --hardware h100-80gb-sxm --gpus 8 --global-batch 16 "
+                           "--seq 4096 --cross-entropy te_inplace ";
+  CliResult nemo = run_cli(base + "--framework nemo --export nemo");
+  INFO(nemo.err);
+  REQUIRE(nemo.exit_code == 0);
+  CHECK(nemo.out.find("cross_entropy_fusion_impl: te") != std::string::npos);
+  check_bad(base + "--framework megatron --export megatron", {"cross_entropy", "te_inplace", "Megatron-LM"});
+}
+
 TEST_CASE("estimate refuses a bad --cross-entropy in one line (exit 2)") {
-  check_bad(est("--cross-entropy te"), {"--cross-entropy"});
+  check_bad(est("--cross-entropy triton"), {"--cross-entropy"});
 }
 
 TEST_CASE("cp-comm torch_all_gather is torchtitan's: refused under another framework in one line") {

@@ -23,6 +23,14 @@ TEST_CASE("cross entropy bytes per logit, counted from each kernel's passes") {
   CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Generic).backward == 12.0);
   CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::TorchFp32).forward == 14.0);   // torchtitan
   CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::TorchFp32).backward == 22.0);
+  // Transformer Engine's Triton kernels up to TE 2.17: online softmax reads the bf16 row (2), the loss
+  // kernel reads it again and writes the gradient over it (2 + 2); backward scales it in place (2 + 2).
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::TeInplace).forward == 6.0);
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::TeInplace).backward == 4.0);
+  // From TE 2.18 the gradient is an fp32 buffer: 2 + 2 + 4 forward; in-place scale 4 + 4 and
+  // autograd's cast to bf16 4 + 2 backward.
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Te).forward == 8.0);
+  CHECK(cross_entropy_bytes_per_logit(CrossEntropyKernel::Te).backward == 14.0);
 }
 
 TEST_CASE("the LM head pays the kernel's bytes over T * V / tp logits at HBM speed") {
@@ -48,9 +56,11 @@ TEST_CASE("each framework's loss kernel: Megatron-LM unfused, NeMo fused, the ot
   for (Framework f : {Framework::Meshplan, Framework::DeepSpeed, Framework::Fsdp})
     CHECK(framework_knobs(framework_spec(f)).cross_entropy == CrossEntropyKernel::Generic);
   for (auto k : {CrossEntropyKernel::Generic, CrossEntropyKernel::Unfused, CrossEntropyKernel::Fused,
-                 CrossEntropyKernel::TorchFp32})
+                 CrossEntropyKernel::TorchFp32, CrossEntropyKernel::TeInplace, CrossEntropyKernel::Te})
     CHECK(parse_cross_entropy(to_string(k)) == k);
-  CHECK_FALSE(parse_cross_entropy("te").has_value());
+  CHECK(parse_cross_entropy("te") == CrossEntropyKernel::Te);
+  CHECK(parse_cross_entropy("te_inplace") == CrossEntropyKernel::TeInplace);
+  CHECK_FALSE(parse_cross_entropy("triton").has_value());
 }
 
 TEST_CASE("validation files: `cross_entropy` at file level, per run, else the framework's") {
@@ -65,13 +75,14 @@ TEST_CASE("validation files: `cross_entropy` at file level, per run, else the fr
   auto file_level = parse_validation("cross_entropy: generic\n" + head + run + "}\n", "f.yaml");
   REQUIRE(file_level.ok());
   CHECK(run_framework(file_level.value().runs[0]).cross_entropy == CrossEntropyKernel::Generic);
-  auto bad = parse_validation(head + run + ", cross_entropy: te}\n", "b.yaml");
+  auto bad = parse_validation(head + run + ", cross_entropy: triton}\n", "b.yaml");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().field == "runs[0].cross_entropy");
-  // The shipped files that name it: Megatron-Bridge's MoE recipes fuse it, BLOOM's Megatron-DeepSpeed does not.
+  // The shipped files that name it: Megatron-Bridge's performance scripts run TE's kernel (TE <= 2.17 in
+  // those releases), BLOOM's Megatron-DeepSpeed the unfused one.
   auto moe = load_validation(std::string(MESHPLAN_SOURCE_DIR) + "/validation/megatron-bridge-moe-h100.yaml");
   REQUIRE(moe.ok());
-  for (const ValidationRun& r : moe.value().runs) CHECK(run_framework(r).cross_entropy == CrossEntropyKernel::Fused);
+  for (const ValidationRun& r : moe.value().runs) CHECK(run_framework(r).cross_entropy == CrossEntropyKernel::TeInplace);
   auto bloom = load_validation(std::string(MESHPLAN_SOURCE_DIR) + "/validation/bigscience2022-bloom-176b.yaml");
   REQUIRE(bloom.ok());
   for (const ValidationRun& r : bloom.value().runs) CHECK(run_framework(r).cross_entropy == CrossEntropyKernel::Unfused);
