@@ -98,6 +98,12 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                 "it): the linear layers' weights are kept only as FP8, with no 16-bit copy, and the distributed "
                 "optimizer gathers them in FP8 (MXFP8: in 16 bits); needs --framework megatron or nemo, "
                 "--fp8 delayed, current, blockwise or mxfp8, and --zero 1 or more (plan keeps those) (default off)");
+  sub->add_flag("--fp8-attention", o.fp8_attention,
+                "Megatron-Core's --fp8-dot-product-attention (Transformer Engine's FP8 fused attention, as "
+                "Megatron-Bridge's MXFP8 presets for Blackwell set it): the attention core runs on FP8 inputs, "
+                "costed with the hardware profile's measured FP8 / 16-bit time ratio for the shape "
+                "(fp8_attention_speedup; unmeasured shapes cost as 16-bit); needs --framework megatron or nemo "
+                "and --fp8 delayed, current, blockwise or mxfp8 (default off)");
   sub->add_flag("--tp-comm-overlap", o.tp_comm_overlap,
                 "Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers, as Megatron-Bridge's recipes "
                 "set it): each sequence-parallel TP all-gather / reduce-scatter runs in chunks under the GEMM that "
@@ -124,6 +130,20 @@ void add_cp_option(CLI::App* sub, int& cp) {
 static bool given(CLI::App* app, const char* flag) { return app && app->count(flag) > 0; }
 
 // Megatron-Core's --overlap-moe-expert-parallel-comm and --cpu-offloading: only Megatron-LM and NeMo run them.
+
+// FP8 attention is Transformer Engine's DotProductAttention on FP8 inputs, as Megatron-Core runs it.
+static Result<bool> check_fp8_attention(const Job& job, const std::string& where, const std::string& field) {
+  if (!runs_megatron_core_option(job.framework))
+    return make_error(where, field, "true",
+                      std::string("is Megatron-Core's --fp8-dot-product-attention; framework ") +
+                          to_string(job.framework) + " does not run it",
+                      "add --framework megatron or nemo, or drop --fp8-attention");
+  if (job.fp8 == Fp8Recipe::None || job.fp8 == Fp8Recipe::Rowwise)
+    return make_error(where, field, "true",
+                      std::string("needs a Transformer Engine FP8 recipe; --fp8 is ") + to_string(job.fp8),
+                      "add --fp8 current, delayed, blockwise or mxfp8, or drop --fp8-attention");
+  return true;
+}
 
 // FP8 primary weights are Megatron-Core's, under one of Transformer Engine's recipes.
 static Result<bool> check_fp8_param_gather(const Job& job, const std::string& where, const std::string& field) {
@@ -249,6 +269,10 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
     if (auto ok = check_fp8_param_gather(job, kCmd, "--fp8-param-gather"); !ok) return ok.error();
     job.knobs.fp8_param_gather = o.fp8_param_gather;
   }
+  if (given(o.app, "--fp8-attention")) {
+    if (auto ok = check_fp8_attention(job, kCmd, "--fp8-attention"); !ok) return ok.error();
+    job.knobs.fp8_attention = o.fp8_attention;
+  }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
   return apply_fsdp_options(o.app, o.fsdp, job);
@@ -287,6 +311,7 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.knobs.activation_offload_layers > 0) j["activation_offload_layers"] = job.knobs.activation_offload_layers;
   // Only with a Transformer Engine recipe (costmodel/fp8_params.h), so that the file reads back.
   if (fp8_param_gather_on(job)) j["fp8_param_gather"] = true;
+  if (job.knobs.fp8_attention) j["fp8_attention"] = true;
   if (job.knobs.tp_comm_overlap) j["tp_comm_overlap"] = true;
   if (job.knobs.param_gather_overlap) j["overlap_param_gather"] = true;
   if (job.knobs.fused_grouped_mlp) j["fused_grouped_mlp"] = true;
@@ -403,6 +428,13 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     job.knobs.fp8_param_gather = j["fp8_param_gather"].get<bool>();
     if (job.knobs.fp8_param_gather)
       if (auto ok = check_fp8_param_gather(job, file, at + ".fp8_param_gather"); !ok) return ok.error();
+  }
+  if (j.is_object() && j.contains("fp8_attention")) {  // after the recipe, which it needs
+    if (!j["fp8_attention"].is_boolean())
+      return make_error(file, at + ".fp8_attention", j["fp8_attention"].dump(), "must be true or false", "");
+    job.knobs.fp8_attention = j["fp8_attention"].get<bool>();
+    if (job.knobs.fp8_attention)
+      if (auto ok = check_fp8_attention(job, file, at + ".fp8_attention"); !ok) return ok.error();
   }
   auto a = parse_ac_policy(acp);
   if (!a) return make_error(file, at + ".ac_policy", acp, "unknown activation-checkpoint policy",

@@ -28,6 +28,7 @@ struct FeatureOptions {
   std::string moe_dispatcher = "alltoall";  // --moe-dispatcher alltoall|deepep|hybridep (core/moe_dispatcher.h)
   int activation_offload_layers = 0;     // --activation-offload-layers (Megatron-Core --cpu-offloading-num-layers)
   bool fp8_param_gather = false;         // --fp8-param-gather (Megatron-Core: FP8 primary weights)
+  bool fp8_attention = false;            // --fp8-attention (Megatron-Core --fp8-dot-product-attention)
   bool tp_comm_overlap = false;          // --tp-comm-overlap (Megatron-Core: TE userbuffers TP overlap)
   bool overlap_param_gather = false;     // --overlap-param-gather (Megatron-Core: distributed optimizer)
   bool fused_grouped_mlp = false;        // --fused-grouped-mlp (Megatron-Core: TE op-fuser expert MLP)
@@ -50,7 +51,7 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
 /// Adds "cp" (and the CP exchange) to a config object when cp > 1, and the job's FP8 recipe and
 /// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged; the
 /// fused attention kernel ("attention_kernel"), "torch_compile" and "cross_entropy" only where they
-/// differ from the framework's; "moe_dispatcher" when not alltoall; "moe_a2a_overlap", "activation_offload_layers", "fp8_param_gather",
+/// differ from the framework's; "moe_dispatcher" when not alltoall; "moe_a2a_overlap", "activation_offload_layers", "fp8_param_gather", "fp8_attention",
 /// "tp_comm_overlap", "overlap_param_gather" and "fused_grouped_mlp" only when on, "recompute_modules"
 /// and "cuda_graphs" (lists of names) when given.
 void add_config_features(ojson& config, const ParallelConfig& c);

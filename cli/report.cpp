@@ -16,6 +16,7 @@
 #include "core/megatron_overlap.h"
 #include "core/cuda_graphs.h"
 #include "core/recompute_modules.h"
+#include "costmodel/fp8_attention.h"
 #include "costmodel/fp8_params.h"
 #include "planner/plan_table.h"
 #include "meshplan_version.h"
@@ -211,6 +212,7 @@ static std::string header(const Problem& p, const ParallelConfig& c) {
             ? ", activations of " + std::to_string(p.job.knobs.activation_offload_layers) + " layers offloaded to host"
             : "")
     << (fp8_primary_weights(p) ? ", FP8 primary weights (--fp8-param-gather)" : "")
+    << (!fp8_attention_dtype(p.job).empty() ? ", " + fp8_attention_dtype(p.job) + " attention (--fp8-attention)" : "")
     << (tp_comm_overlap_on(p.job, c) ? ", TP communication under the GEMMs (--tp-comm-overlap)" : "")
     << (param_gather_overlap_on(p.job, c) ? ", weight all-gather under the next forward (--overlap-param-gather)"
                                           : "")

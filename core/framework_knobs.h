@@ -139,6 +139,10 @@ struct FrameworkKnobs {
   /// distributed optimizer's all-gather sends the FP8 bytes (MXFP8: the 16-bit weights into the
   /// gradient buffer, reuse_grad_buf_for_mxfp8_param_ag). costmodel/fp8_params.h.
   bool fp8_param_gather = false;
+  /// Megatron-Core --fp8-dot-product-attention (Transformer Engine's FP8 fused attention; Megatron-Bridge's
+  /// MXFP8 "V2" presets for Blackwell set it): with an FP8 recipe, the attention core runs on FP8 inputs,
+  /// costed with the profile's measured FP8/16-bit time ratios (costmodel/fp8_attention.h). Off by default.
+  bool fp8_attention = false;
   /// Megatron-Core --overlap-moe-expert-parallel-comm (+ --delay-wgrad-compute): the combined 1F1B
   /// schedule hides the expert all-to-all under another micro-batch's compute
   /// (costmodel/moe_a2a_overlap.h). Off by default, as in Megatron-Core.

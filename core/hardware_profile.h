@@ -43,6 +43,21 @@ struct AttentionKernelSpeed {
                                        // (core/attention_library.h picks one curve per head_dim and job)
 };
 
+/// Fused attention with FP8 inputs against the 16-bit kernel of the same library release, measured on
+/// one shape (Transformer Engine's FP8 dot-product attention, Megatron-Core --fp8-dot-product-attention):
+/// time ratios 16-bit / FP8 of the forward and of the backward by sequence length. A ratio below 1 is
+/// an FP8 kernel slower than the 16-bit one (cuDNN 9.22's FP8 backward with a sliding window computes
+/// the whole causal square). costmodel/fp8_attention.h applies them.
+struct Fp8AttentionSpeedup {
+  std::string dtype;               // "fp8" (per-tensor scaled: delayed / current recipes) or "mxfp8"
+  int64_t head_dim = 128;          // the benchmark's query/key head dimension
+  int64_t window = 0;              // the benchmark's sliding window, tokens; 0 = full causal
+  std::vector<double> seq;         // tokens, ascending
+  std::vector<double> forward;     // 16-bit forward time / FP8 forward time at seq[i]
+  std::vector<double> backward;    // the same for the backward
+  std::string version;             // library release measured, e.g. cuDNN "9.22.0"
+};
+
 /// Measured speedup of whole FP8 linear layers (forward + backward, casts included) over bf16 by the
 /// forward GEMM's M x K x N, for a recipe whose speed is not a GEMM rate (torchao's dynamic row-wise
 /// scaling: costmodel/fp8_rowwise.h). Empty axes = not measured for this GPU.
@@ -108,6 +123,8 @@ struct HardwareProfile {
   /// Published speed curves of fused attention kernels on this GPU (costmodel/attention_speed.h);
   /// empty = the efficiencies above apply at every sequence length.
   std::vector<AttentionKernelSpeed> attention_kernel_speeds;
+  /// gpu.fp8_attention_speedup: FP8 fused attention against 16-bit, by shape; empty = not measured.
+  std::vector<Fp8AttentionSpeedup> fp8_attention_speedups;
   /// torchao float8 row-wise linear layers against bf16 (gpu.fp8_rowwise_speedup); empty = none.
   Fp8LinearSpeedup fp8_rowwise_speedup;
 };

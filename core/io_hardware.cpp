@@ -8,6 +8,7 @@
 #include "core/limits.h"
 #include "core/io_detail.h"
 #include "core/io_attention_speed.h"
+#include "core/io_fp8_attention.h"
 #include "core/io_fp8_speedup.h"
 #include "core/io_number.h"
 
@@ -91,6 +92,7 @@ void read_gpu(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
                  hw.cudnn_attention_backward_efficiency);
   io_detail::read_attention_speeds(r, gpu, hw);
   io_detail::read_fp8_rowwise_speedup(r, gpu, hw);
+  io_detail::read_fp8_attention_speedups(r, gpu, hw);
   std::stable_sort(hw.gemm_efficiency.begin(), hw.gemm_efficiency.end(),
                    [](const EfficiencyPoint& a, const EfficiencyPoint& b) { return a.flops < b.flops; });
 }
@@ -320,6 +322,8 @@ nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
                                          {"backward", scaled_json(hw.cudnn_attention_backward_efficiency, 1.0)}};
   if (!hw.attention_kernel_speeds.empty()) gpu["attention_kernel_speed"] = io_detail::attention_speeds_json(hw);
   if (!hw.fp8_rowwise_speedup.empty()) gpu["fp8_rowwise_speedup"] = io_detail::fp8_rowwise_speedup_json(hw);
+  if (!hw.fp8_attention_speedups.empty())
+    gpu["fp8_attention_speedup"] = io_detail::fp8_attention_speedups_json(hw);
   j["gpu"] = gpu;
   j["node"] = {{"gpus_per_node", hw.gpus_per_node}};
   if (hw.nvlink_domain_gpus > 0) j["node"]["nvlink_domain_gpus"] = hw.nvlink_domain_gpus;

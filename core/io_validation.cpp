@@ -43,6 +43,7 @@ struct RunDefaults {
   bool unpad_attention = false;
   std::string model_code;
   bool fp8_param_gather = false;
+  bool fp8_attention = false;
   std::string fused_kernel;
   std::string cross_entropy;
   std::string cudnn_version;
@@ -62,11 +63,11 @@ const std::set<std::string> kRunKeys = {
     "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
     "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused",
     "model_code", "layers_per_stage", "mtp_layers", "moe_dispatcher", "recompute_modules", "cuda_graphs",
-    "cudnn_version"};
+    "cudnn_version", "fp8_attention"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
-    "runs", "forward_prefetch", "backward_prefetch", "model_code", "cudnn_version"};
+    "runs", "forward_prefetch", "backward_prefetch", "model_code", "cudnn_version", "fp8_attention"};
 
 // Levenshtein distance of two short keys (insertions, deletions, substitutions).
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -227,6 +228,10 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
            "is PyTorch FSDP's (FSDP1) setting", "framework: fsdp, or drop the key");
   run.fp8_param_gather =
       r.boolean(n, "fp8_param_gather", path + ".fp8_param_gather", defaults.fp8_param_gather, "true|false");
+  // Transformer Engine's FP8 attention needs one of its FP8 recipes (costmodel/fp8_attention.h).
+  run.fp8_attention = r.boolean(n, "fp8_attention", path + ".fp8_attention", defaults.fp8_attention, "true|false");
+  if (r.ok() && run.fp8_attention && !run.fp8)
+    r.fail(path + ".fp8_attention", "true", "FP8 attention needs an FP8 run", "fp8: true with its fp8_recipe, or drop the key");
   if (Reader::has(n, "compile"))  // torchtitan's compile.enable; absent: the framework's default
     run.torch_compile = r.boolean(n, "compile", path + ".compile", true, "true|false");
   const std::string norm = r.text(n, "norm_type", path + ".norm_type", std::string("rmsnorm"), "rmsnorm|fused_rmsnorm");
@@ -324,6 +329,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
     r.fail("backward_prefetch", defaults.backward_prefetch, "unknown backward_prefetch",
            "pre (BACKWARD_PRE), post (BACKWARD_POST) or none");
   defaults.fp8_param_gather = r.boolean(root, "fp8_param_gather", "fp8_param_gather", false, "true|false");
+  defaults.fp8_attention = r.boolean(root, "fp8_attention", "fp8_attention", false, "true|false");
   defaults.fused_kernel = r.text(root, "fused_kernel", "fused_kernel", std::string(), kKernels);
   if (!defaults.fused_kernel.empty() && !parse_fused_kernel(defaults.fused_kernel))
     r.fail("fused_kernel", defaults.fused_kernel, "unknown attention kernel", kKernels);

@@ -6,6 +6,7 @@
 
 #include "costmodel/attention_speed.h"
 #include "costmodel/compute_time.h"
+#include "costmodel/fp8_attention.h"
 
 namespace meshplan {
 
@@ -71,7 +72,8 @@ AttentionCoreTime materialized_time(const HardwareProfile& hw, double peak, cons
 
 // One layer's fused kernel with a window of `w` tokens or blocks of `c` tokens (0, 0: full causal).
 AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const ModelSpec& m, double b, double s,
-                             int tp, double e, FusedAttentionKernel kernel, double w, double c = 0.0) {
+                             int tp, double e, FusedAttentionKernel kernel, const std::string& fp8_dtype, double w,
+                             double c = 0.0) {
   const double t = static_cast<double>(tp);
   const LayerFlops f = layer_forward_flops(m, b, s);
   const bool chunked = c > 0.0 && c < s;
@@ -108,6 +110,13 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
     fwd_gemm = executed / (peak * fwd_eff);
     bwd_gemm = bwd_flops / (peak * bwd_eff);
   }
+  // FP8 attention (costmodel/fp8_attention.h): the measured 16-bit / FP8 time ratio of this shape. A
+  // window layer takes its own window's measurement; chunks run as causal kernels of their length.
+  const bool windowed_layer = w > 0.0 && w < s;
+  const Fp8AttentionRatio r = fp8_attention_ratio(hw, fp8_dtype, m.head_dim(),
+                                                  windowed_layer ? static_cast<int64_t>(w) : 0, chunked ? c : s);
+  fwd_gemm /= r.forward;
+  bwd_gemm /= r.backward;
   AttentionCoreTime out;
   out.forward_s = std::max(fwd_gemm, memory_bound_time_s(hw, fwd_bytes));
   out.backward_s = std::max(bwd_gemm, memory_bound_time_s(hw, bwd_bytes));
@@ -123,16 +132,16 @@ FusedEfficiency fused_kernel_efficiency(const HardwareProfile& hw, FusedAttentio
 
 AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak, const ModelSpec& m, AttentionKind k,
                                       double b, double s, int tp, double e, FusedAttentionKernel kernel,
-                                      bool apply_window) {
+                                      bool apply_window, const std::string& fp8_dtype) {
   if (k != AttentionKind::Fused) return materialized_time(hw, peak, m, b, s, tp);
-  const AttentionCoreTime full = fused_time(hw, peak, m, b, s, tp, e, kernel, 0.0);
+  const AttentionCoreTime full = fused_time(hw, peak, m, b, s, tp, e, kernel, fp8_dtype, 0.0);
   const double w = static_cast<double>(m.sliding_window), c = static_cast<double>(m.attention_chunk);
   const bool windowed = w > 0.0 && w < s && m.sliding_window_layers > 0;
   const bool chunked = c > 0.0 && c < s && m.chunked_layers > 0;
   if (!apply_window || !(windowed || chunked) || m.num_layers <= 0) return full;
   // The layers' mean: sliding_window_layers windowed (or chunked_layers chunked), the rest full.
-  const AttentionCoreTime win = windowed ? fused_time(hw, peak, m, b, s, tp, e, kernel, w)
-                                         : fused_time(hw, peak, m, b, s, tp, e, kernel, 0.0, c);
+  const AttentionCoreTime win = windowed ? fused_time(hw, peak, m, b, s, tp, e, kernel, fp8_dtype, w)
+                                         : fused_time(hw, peak, m, b, s, tp, e, kernel, fp8_dtype, 0.0, c);
   const double share = static_cast<double>(windowed ? m.sliding_window_layers : m.chunked_layers) /
                        static_cast<double>(m.num_layers);
   AttentionCoreTime out;

@@ -1,6 +1,8 @@
 // Attention core by kernel kind (fused FlashAttention-style vs materialized scores): stashed bytes,
 // executed FLOPs and kernel time of softmax(Q K^T) V for one layer and micro-batch on one GPU.
 #pragma once
+#include <string>
+
 #include "core/framework_knobs.h"
 #include "core/hardware_profile.h"
 #include "core/model_spec.h"
@@ -75,10 +77,12 @@ struct AttentionCoreTime {
 /// square at the curve's speed for length C: each block is a causal kernel of length C).
 /// `apply_window` false costs every layer as full causal attention (context parallelism's steps,
 /// whose window depends on global positions: costmodel/README.md "Context parallelism").
+/// `fp8_dtype` ("fp8", "mxfp8"; "" = 16-bit): the fused kernel runs on FP8 inputs at the profile's
+/// measured ratio for the shape (costmodel/fp8_attention.h).
 AttentionCoreTime attention_core_time(const HardwareProfile& hw, double peak_flops_per_s, const ModelSpec& m,
                                       AttentionKind k, double b, double s, int tp, double element_bytes,
                                       FusedAttentionKernel kernel = FusedAttentionKernel::FlashAttention2,
-                                      bool apply_window = true);
+                                      bool apply_window = true, const std::string& fp8_dtype = "");
 
 /// The profile's {forward, backward} fraction of peak for `kernel`: cuDNN's figures when the kernel
 /// is cuDNN and the profile has them, else the FlashAttention-2 figures (fused_attention_*); 0 where

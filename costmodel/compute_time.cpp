@@ -1,4 +1,5 @@
 // GEMM and element-wise kernel times, per-layer compute and TP communication (costmodel/README.md "Time").
+#include "costmodel/fp8_attention.h"
 #include "costmodel/compute_time.h"
 
 #include <algorithm>
@@ -107,7 +108,8 @@ LayerCompute layer_compute(const Problem& p, const ParallelConfig& cfg) {
   const double ab = activation_element_bytes(p.job.dtype);
   const AttentionCoreTime core = cfg.cp > 1 ? cp_attention(p, cfg, peak, ab).core
                                             : attention_core_time(hw, peak, p.model, p.job.knobs.attention, b, s,
-                                                                  cfg.tp, ab, p.job.knobs.fused_kernel);
+                                                                  cfg.tp, ab, p.job.knobs.fused_kernel, true,
+                                                                  fp8_attention_dtype(p.job));
   const ElementwiseBytes e = elementwise_bytes(p.model, b, s, cfg.tp, cfg.sequence_parallel);
   const Fp8Overhead casts = fp8_cast_bytes(p, cfg, b * s);
   const double ew_outside = memory_bound_time_s(hw, e.outside_core);

@@ -1,4 +1,5 @@
 // Context-parallel attention: ring (p2p), all-gather and all-to-all K/V exchange, overlap with compute.
+#include "costmodel/fp8_attention.h"
 #include "costmodel/context_parallel.h"
 
 #include <algorithm>
@@ -36,7 +37,7 @@ CpAttention cp_ring_compute(const Problem& p, const ParallelConfig& cfg, double 
   out.steps = cp;
   out.step = attention_core_time(p.hardware, peak, p.model, p.job.knobs.attention,
                                  static_cast<double>(cfg.micro_batch_size), cp_local_seq(p, cfg), cfg.tp, e,
-                                 p.job.knobs.fused_kernel, false);
+                                 p.job.knobs.fused_kernel, false, fp8_attention_dtype(p.job));
   out.core.forward_s = cp * out.step.forward_s;
   out.core.backward_s = cp * out.step.backward_s;
   out.core.forward_elementwise_s = cp * out.step.forward_elementwise_s;
@@ -58,7 +59,7 @@ CpAttention cp_attention(const Problem& p, const ParallelConfig& cfg, double pea
   if (p.job.cp_comm == CpComm::AllToAll) {
     // Ulysses attends over the whole sequence (heads scattered): a sliding window applies as without CP.
     out.step = attention_core_time(hw, peak, m, kind, b, static_cast<double>(p.job.seq_len), cfg.tp * cp, e,
-                                   p.job.knobs.fused_kernel);
+                                   p.job.knobs.fused_kernel, true, fp8_attention_dtype(p.job));
     out.core = out.step;
     const double q_bytes = e * b * s_local * static_cast<double>(m.q_dim()) / t;  // Q, O and dO alike
     const double qkv = cp_all_to_all_s(hw, g, q_bytes + out.kv_chunk_bytes);

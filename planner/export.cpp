@@ -139,6 +139,8 @@ void precision_args(const Problem& p, ArgList& a) {
       a.arg("--fp8-param-gather");
       if (p.job.fp8 == Fp8Recipe::Mxfp8) a.arg("--reuse-grad-buf-for-mxfp8-param-ag");
     }
+    // FP8 fused attention (costmodel/fp8_attention.h).
+    if (p.job.knobs.fp8_attention) a.arg("--fp8-dot-product-attention");
   }
   // Costed with the jit-fused loss (costmodel/cross_entropy.h): Megatron runs it only when asked.
   if (p.job.knobs.cross_entropy == CrossEntropyKernel::Fused) a.arg("--cross-entropy-loss-fusion");

@@ -236,6 +236,10 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
       return make_error(where, key, "true", std::string("is Megatron-Core's ") + flag + "; " + kind + " has no such setting",
                         std::string("plan without ") + flag + ", or export for megatron or nemo");
   // The NeMo YAML carries no FP8 keys: only the Megatron command line states FP8 primary weights.
+  if (p.job.knobs.fp8_attention && p.job.fp8 != Fp8Recipe::None && kind != "megatron")
+    return make_error(where, "fp8_attention", "true",
+                      "is Megatron-Core's FP8 dot-product attention; the " + kind + " export does not state it",
+                      "plan without --fp8-attention, or export for megatron (or slurm, torchrun)");
   if (fp8_primary_weights(p) && kind != "megatron")
     return make_error(where, "fp8_param_gather", "true",
                       "is Megatron-Core's FP8 primary weights; the " + kind + " export does not state it",
