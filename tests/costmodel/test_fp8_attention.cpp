@@ -149,3 +149,15 @@ TEST_CASE("validation files: fp8_attention needs an FP8 run and reaches the job"
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().field == "runs[0].fp8_attention");
 }
+
+TEST_CASE("Hopper profiles carry cuDNN 9.19's FP8 attention on H200: forward faster, backward slower past 4k") {
+  for (const char* name : {"h200-141gb-sxm", "h100-80gb-sxm"}) {
+    INFO(name);
+    auto hw = load_hardware(name, kProfiles);
+    REQUIRE(hw.ok());
+    const Fp8AttentionRatio r = fp8_attention_ratio(hw.value(), "fp8", 128, 0, 16384.0);
+    CHECK(r.forward == Approx(1.499));
+    CHECK(r.backward == Approx(0.646));
+    CHECK(fp8_attention_ratio(hw.value(), "mxfp8", 128, 0, 16384.0).forward == 1.0);  // no MXFP8 on Hopper
+  }
+}
