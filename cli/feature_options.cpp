@@ -131,32 +131,29 @@ static bool given(CLI::App* app, const char* flag) { return app && app->count(fl
 
 // Megatron-Core's --overlap-moe-expert-parallel-comm and --cpu-offloading: only Megatron-LM and NeMo run them.
 
-// FP8 attention is Transformer Engine's DotProductAttention on FP8 inputs, as Megatron-Core runs it.
-static Result<bool> check_fp8_attention(const Job& job, const std::string& where, const std::string& field) {
+// FP8 primary weights and FP8 attention are Megatron-Core options under one of Transformer Engine's recipes.
+static Result<bool> check_te_fp8_option(const Job& job, const std::string& where, const std::string& field,
+                                        const char* megatron_flag, const char* needs, const char* cli_flag) {
   if (!runs_megatron_core_option(job.framework))
     return make_error(where, field, "true",
-                      std::string("is Megatron-Core's --fp8-dot-product-attention; framework ") +
+                      std::string("is Megatron-Core's ") + megatron_flag + "; framework " +
                           to_string(job.framework) + " does not run it",
-                      "add --framework megatron or nemo, or drop --fp8-attention");
+                      std::string("add --framework megatron or nemo, or drop ") + cli_flag);
   if (job.fp8 == Fp8Recipe::None || job.fp8 == Fp8Recipe::Rowwise)
-    return make_error(where, field, "true",
-                      std::string("needs a Transformer Engine FP8 recipe; --fp8 is ") + to_string(job.fp8),
-                      "add --fp8 current, delayed, blockwise or mxfp8, or drop --fp8-attention");
+    return make_error(where, field, "true", std::string(needs) + "; --fp8 is " + to_string(job.fp8),
+                      std::string("add --fp8 current, delayed, blockwise or mxfp8, or drop ") + cli_flag);
   return true;
 }
 
-// FP8 primary weights are Megatron-Core's, under one of Transformer Engine's recipes.
 static Result<bool> check_fp8_param_gather(const Job& job, const std::string& where, const std::string& field) {
-  if (!runs_megatron_core_option(job.framework))
-    return make_error(where, field, "true",
-                      std::string("is Megatron-Core's --fp8-param-gather; framework ") + to_string(job.framework) +
-                          " does not run it",
-                      "add --framework megatron or nemo, or drop --fp8-param-gather");
-  if (job.fp8 == Fp8Recipe::None || job.fp8 == Fp8Recipe::Rowwise)
-    return make_error(where, field, "true",
-                      std::string("needs Transformer Engine FP8 weights; --fp8 is ") + to_string(job.fp8),
-                      "add --fp8 current, delayed, blockwise or mxfp8, or drop --fp8-param-gather");
-  return true;
+  return check_te_fp8_option(job, where, field, "--fp8-param-gather", "needs Transformer Engine FP8 weights",
+                             "--fp8-param-gather");
+}
+
+// FP8 attention is Transformer Engine's DotProductAttention on FP8 inputs, as Megatron-Core runs it.
+static Result<bool> check_fp8_attention(const Job& job, const std::string& where, const std::string& field) {
+  return check_te_fp8_option(job, where, field, "--fp8-dot-product-attention",
+                             "needs a Transformer Engine FP8 recipe", "--fp8-attention");
 }
 
 static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {

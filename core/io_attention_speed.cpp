@@ -28,12 +28,8 @@ AttentionKernelSpeed read_entry(Reader& r, const YAML::Node& entry, const std::s
            "OpenAI Triton's fused attention (Dao 2023 Fig. 4 'Triton') is triton-ops");
   k.head_dim = r.integer(entry, "head_dim", at + ".head_dim", int64_t{128}, "the benchmark's head dimension");
   if (r.ok() && k.head_dim <= 0) r.fail(at + ".head_dim", std::to_string(k.head_dim), "must be positive", "e.g. 128");
-  if (r.ok()) k.seq = positive_number_list(r, entry, "seq", at + ".seq", kExample, false);
+  if (r.ok()) k.seq = ascending_number_list(r, entry, "seq", at + ".seq", kExample, false, "sequence lengths ascending");
   if (r.ok()) k.flops_per_s = positive_number_list(r, entry, "tflops", at + ".tflops", kExample, false);
-  for (size_t i = 1; r.ok() && i < k.seq.size(); ++i)
-    if (!(k.seq[i] > k.seq[i - 1]))
-      r.fail(at + ".seq[" + std::to_string(i) + "]", scaled_text(k.seq[i], 1.0), "must be larger than the one before",
-             "sequence lengths ascending");
   if (r.ok() && (k.seq.empty() || k.seq.size() != k.flops_per_s.size()))
     r.fail(at + ".tflops", std::to_string(k.flops_per_s.size()) + " values for " + std::to_string(k.seq.size()) +
                                " sequence lengths",

@@ -77,6 +77,11 @@ std::string node_text(const YAML::Node& n);
 std::vector<double> positive_number_list(Reader& r, const YAML::Node& map, const char* key, const std::string& at,
                                          const std::string& example, bool non_empty);
 
+/// positive_number_list, strictly ascending: the first element not larger than the one before is a
+/// failure at `at`[i] with `hint` (the tables' sequence-length and size axes).
+std::vector<double> ascending_number_list(Reader& r, const YAML::Node& map, const char* key, const std::string& at,
+                                          const std::string& example, bool non_empty, const std::string& hint);
+
 }  // namespace meshplan::io_detail
 namespace meshplan {
 struct ValidationRun;

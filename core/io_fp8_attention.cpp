@@ -29,11 +29,7 @@ Fp8AttentionSpeedup read_entry(Reader& r, const YAML::Node& entry, const std::st
   if (r.ok() && k.head_dim <= 0) r.fail(at + ".head_dim", std::to_string(k.head_dim), "must be positive", "e.g. 128");
   k.window = r.integer(entry, "window", at + ".window", int64_t{0}, "sliding window in tokens, 0 = full causal");
   if (r.ok() && k.window < 0) r.fail(at + ".window", std::to_string(k.window), "must not be negative", "e.g. 128");
-  if (r.ok()) k.seq = positive_number_list(r, entry, "seq", at + ".seq", kExample, true);
-  for (size_t i = 1; r.ok() && i < k.seq.size(); ++i)
-    if (!(k.seq[i] > k.seq[i - 1]))
-      r.fail(at + ".seq[" + std::to_string(i) + "]", scaled_text(k.seq[i], 1.0), "must be larger than the one before",
-             "sequence lengths ascending");
+  if (r.ok()) k.seq = ascending_number_list(r, entry, "seq", at + ".seq", kExample, true, "sequence lengths ascending");
   if (r.ok()) k.forward = positive_number_list(r, entry, "forward", at + ".forward", kExample, true);
   check_lengths(r, k.forward, k.seq.size(), at + ".forward");
   if (r.ok()) k.backward = positive_number_list(r, entry, "backward", at + ".backward", kExample, true);

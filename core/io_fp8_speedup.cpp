@@ -15,12 +15,7 @@ const char* const kExample = "{m: [32768], k: [1024, 4096], n: [1024, 4096], spe
 
 // An axis: positive numbers, strictly ascending.
 std::vector<double> axis(Reader& r, const YAML::Node& table, const char* key, const std::string& at) {
-  std::vector<double> out = positive_number_list(r, table, key, at, kExample, true);
-  for (size_t i = 1; r.ok() && i < out.size(); ++i)
-    if (!(out[i] > out[i - 1]))
-      r.fail(at + "[" + std::to_string(i) + "]", scaled_text(out[i], 1.0), "must be larger than the one before",
-             "each axis ascending");
-  return out;
+  return ascending_number_list(r, table, key, at, kExample, true, "each axis ascending");
 }
 
 }  // namespace

@@ -207,6 +207,15 @@ std::vector<double> positive_number_list(Reader& r, const YAML::Node& map, const
   return out;
 }
 
+std::vector<double> ascending_number_list(Reader& r, const YAML::Node& map, const char* key, const std::string& at,
+                                          const std::string& example, bool non_empty, const std::string& hint) {
+  std::vector<double> out = positive_number_list(r, map, key, at, example, non_empty);
+  for (size_t i = 1; r.ok() && i < out.size(); ++i)
+    if (!(out[i] > out[i - 1]))
+      r.fail(at + "[" + std::to_string(i) + "]", scaled_text(out[i], 1.0), "must be larger than the one before", hint);
+  return out;
+}
+
 bool Reader::has(const YAML::Node& map, const std::string& key) {
   if (!map.IsMap()) return false;
   YAML::Node v = map[key];

@@ -77,6 +77,7 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
   const double t = static_cast<double>(tp);
   const LayerFlops f = layer_forward_flops(m, b, s);
   const bool chunked = c > 0.0 && c < s;
+  const bool windowed = w > 0.0 && w < s;
   const double blocks = chunked ? chunk_block_fraction(s, c) : window_block_fraction(s, w);
   const double executed = blocks * f.attention_core() / t;  // 2 GEMMs, computed blocks
   const double q = static_cast<double>(m.q_dim()), kv = static_cast<double>(m.kv_dim());
@@ -93,7 +94,6 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
     // on FLOPs counted as its benchmark counts them: causal half of the square, backward 2.5x.
     // A window: its share of the square, at the speed of a causal kernel of length 2w. Chunks: their
     // share, at the speed of a causal kernel of the chunk's length.
-    const bool windowed = w > 0.0 && w < s;
     const double half = chunked ? chunk_pair_fraction(s, c) : windowed ? window_pair_fraction(s, w) : 0.5;
     const double length = chunked ? c : windowed ? std::min(s, 2.0 * w) : s;
     const double total = 3.5 * half * f.attention_core() / t / curve_flops_per_s(*curve, length);
@@ -112,9 +112,8 @@ AttentionCoreTime fused_time(const HardwareProfile& hw, double peak, const Model
   }
   // FP8 attention (costmodel/fp8_attention.h): the measured 16-bit / FP8 time ratio of this shape. A
   // window layer takes its own window's measurement; chunks run as causal kernels of their length.
-  const bool windowed_layer = w > 0.0 && w < s;
-  const Fp8AttentionRatio r = fp8_attention_ratio(hw, fp8_dtype, m.head_dim(),
-                                                  windowed_layer ? static_cast<int64_t>(w) : 0, chunked ? c : s);
+  const Fp8AttentionRatio r =
+      fp8_attention_ratio(hw, fp8_dtype, m.head_dim(), windowed ? static_cast<int64_t>(w) : 0, chunked ? c : s);
   fwd_gemm /= r.forward;
   bwd_gemm /= r.backward;
   AttentionCoreTime out;
