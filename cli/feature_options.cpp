@@ -72,9 +72,15 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                                  "--cross-entropy-loss-fusion, 22 + 14), torch_fp32 (F.cross_entropy on .float() logits, "
                                  "torchtitan: 14 + 22), te (Transformer Engine's Triton kernels, cross_entropy_fusion_impl te, "
                                  "TE 2.18 on: 8 + 14), te_inplace (the same up to TE 2.17, gradient written over the "
-                                 "bf16 logits: 6 + 4), generic (12 + 12) (default: the framework's: unfused "
+                                 "bf16 logits: 6 + 4), flash_xentropy (flash-attn's fused CrossEntropyLoss, "
+                                 "llm-foundry's loss: 2 + 4), generic (12 + 12) (default: the framework's: unfused "
                                  "for megatron, fused for nemo, torch_fp32 for torchtitan, else generic)"),
-                 {"unfused", "fused", "torch_fp32", "te", "te_inplace", "generic"});
+                 {"unfused", "fused", "torch_fp32", "te", "te_inplace", "flash_xentropy", "generic"});
+  sub->add_option("--train-metric-cross-entropies", o.train_metric_cross_entropies,
+                  "Cross entropies the trainer evaluates again over each micro-batch's logits for its train "
+                  "metrics, without gradients, 14 bytes per logit each (fp32 under autocast): Composer / "
+                  "llm-foundry updates LanguageCrossEntropy and LanguagePerplexity on every micro-batch, 2 "
+                  "(default 0)");
   sub->add_flag("--moe-a2a-overlap", o.moe_a2a_overlap,
                 "Megatron-Core's --overlap-moe-expert-parallel-comm (+ --delay-wgrad-compute): the MoE expert "
                 "all-to-all of one micro-batch hidden under another's compute (combined 1F1B); needs "
@@ -216,8 +222,14 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
     auto k = parse_cross_entropy(o.cross_entropy);
     if (!k)
       return make_error(kCmd, "--cross-entropy", o.cross_entropy, "unknown cross-entropy kernel",
-                        "use unfused, fused, torch_fp32, te_inplace, te or generic");
+                        "use unfused, fused, torch_fp32, te_inplace, te, flash_xentropy or generic");
     job.knobs.cross_entropy = *k;
+  }
+  if (given(o.app, "--train-metric-cross-entropies")) {
+    if (o.train_metric_cross_entropies < 0)
+      return make_error(kCmd, "--train-metric-cross-entropies", std::to_string(o.train_metric_cross_entropies),
+                        "must not be negative", "0, or 2 for Composer's LanguageCrossEntropy and LanguagePerplexity");
+    job.knobs.train_metric_cross_entropies = o.train_metric_cross_entropies;
   }
   if (given(o.app, "--moe-a2a-overlap")) {
     if (!runs_megatron_core_option(job.framework))
@@ -303,6 +315,7 @@ void add_job_features(ojson& j, const Job& job) {
     j["torch_compile"] = job.knobs.torch_compile;
   if (job.knobs.cross_entropy != framework_knobs(framework_spec(job.framework)).cross_entropy)
     j["cross_entropy"] = to_string(job.knobs.cross_entropy);
+  if (job.knobs.train_metric_cross_entropies > 0) j["train_metric_cross_entropies"] = job.knobs.train_metric_cross_entropies;
   if (job.knobs.moe_a2a_overlap) j["moe_a2a_overlap"] = true;
   if (job.knobs.moe_dispatcher != MoeDispatcher::AllToAll) j["moe_dispatcher"] = to_string(job.knobs.moe_dispatcher);
   if (job.knobs.activation_offload_layers > 0) j["activation_offload_layers"] = job.knobs.activation_offload_layers;
@@ -353,8 +366,14 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     if (auto r = text(key, *out); !r) return r.error();
   if (!loss.empty()) {
     auto k = parse_cross_entropy(loss);
-    if (!k) return make_error(file, at + ".cross_entropy", loss, "unknown cross-entropy kernel", "unfused, fused, torch_fp32, te_inplace, te or generic");
+    if (!k) return make_error(file, at + ".cross_entropy", loss, "unknown cross-entropy kernel", "unfused, fused, torch_fp32, te_inplace, te, flash_xentropy or generic");
     job.knobs.cross_entropy = *k;
+  }
+  if (j.is_object() && j.contains("train_metric_cross_entropies")) {
+    const ojson& v = j["train_metric_cross_entropies"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000)
+      return make_error(file, at + ".train_metric_cross_entropies", v.dump(), "must be a count >= 0", "e.g. 2");
+    job.knobs.train_metric_cross_entropies = static_cast<int>(v.get<int64_t>());
   }
   if (!kernel.empty()) {
     auto k = parse_fused_kernel(kernel);

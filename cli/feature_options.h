@@ -24,6 +24,7 @@ struct FeatureOptions {
   std::string ac_policy = "megatron";    // --ac-policy megatron|torchtitan-op|every-N-layers
   std::string torch_compile;             // --torch-compile on|off ("" = the framework's: off for torchtitan)
   std::string cross_entropy;             // --cross-entropy unfused|fused|generic ("" = the framework's)
+  int train_metric_cross_entropies = 0;  // --train-metric-cross-entropies (Composer's train metrics: 2)
   bool moe_a2a_overlap = false;          // --moe-a2a-overlap (Megatron-Core --overlap-moe-expert-parallel-comm)
   std::string moe_dispatcher = "alltoall";  // --moe-dispatcher alltoall|deepep|hybridep (core/moe_dispatcher.h)
   int activation_offload_layers = 0;     // --activation-offload-layers (Megatron-Core --cpu-offloading-num-layers)
@@ -38,7 +39,7 @@ struct FeatureOptions {
 };
 
 /// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
-/// --cross-entropy, --moe-a2a-overlap, --moe-dispatcher, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap,
+/// --cross-entropy, --train-metric-cross-entropies, --moe-a2a-overlap, --moe-dispatcher, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap,
 /// --overlap-param-gather, --fused-grouped-mlp, --recompute-modules and --cuda-graphs (job-level flags), and FSDP's prefetch flags (cli/fsdp_options.h).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
@@ -51,7 +52,7 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
 /// Adds "cp" (and the CP exchange) to a config object when cp > 1, and the job's FP8 recipe and
 /// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged; the
 /// fused attention kernel ("attention_kernel"), "torch_compile" and "cross_entropy" only where they
-/// differ from the framework's; "moe_dispatcher" when not alltoall; "moe_a2a_overlap", "activation_offload_layers", "fp8_param_gather", "fp8_attention",
+/// differ from the framework's; "train_metric_cross_entropies" when above 0; "moe_dispatcher" when not alltoall; "moe_a2a_overlap", "activation_offload_layers", "fp8_param_gather", "fp8_attention",
 /// "tp_comm_overlap", "overlap_param_gather" and "fused_grouped_mlp" only when on, "recompute_modules"
 /// and "cuda_graphs" (lists of names) when given.
 void add_config_features(ojson& config, const ParallelConfig& c);

@@ -53,13 +53,15 @@ const char* to_string(CrossEntropyKernel k) {
     case CrossEntropyKernel::TorchFp32: return "torch_fp32";
     case CrossEntropyKernel::TeInplace: return "te_inplace";
     case CrossEntropyKernel::Te: return "te";
+    case CrossEntropyKernel::FlashXentropy: return "flash_xentropy";
   }
   return "generic";
 }
 
 std::optional<CrossEntropyKernel> parse_cross_entropy(const std::string& s) {
   for (auto k : {CrossEntropyKernel::Generic, CrossEntropyKernel::Unfused, CrossEntropyKernel::Fused,
-                 CrossEntropyKernel::TorchFp32, CrossEntropyKernel::TeInplace, CrossEntropyKernel::Te})
+                 CrossEntropyKernel::TorchFp32, CrossEntropyKernel::TeInplace, CrossEntropyKernel::Te,
+                 CrossEntropyKernel::FlashXentropy})
     if (s == to_string(k)) return k;
   return std::nullopt;
 }

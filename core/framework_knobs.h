@@ -113,10 +113,12 @@ std::optional<FusedAttentionKernel> parse_fused_kernel(const std::string& s);
 /// a six-pass estimate for the frameworks whose loss code is not counted. TorchFp32: PyTorch's
 /// F.cross_entropy on logits upcast with .float() (torchtitan). TeInplace: Transformer Engine's Triton
 /// kernels (cross_entropy_fusion_impl "te") up to TE 2.17, writing the gradient over the bf16 logits. Te:
-/// the same from TE 2.18 on, with an fp32 gradient buffer. New values go at the end.
-enum class CrossEntropyKernel { Generic, Unfused, Fused, TorchFp32, TeInplace, Te };
+/// the same from TE 2.18 on, with an fp32 gradient buffer. FlashXentropy: flash-attn's fused cross entropy
+/// (flash_attn.losses.cross_entropy.CrossEntropyLoss: the xentropy_cuda_lib CUDA kernel in 1.0.x, a Triton
+/// kernel from 2.x), llm-foundry's default loss_fn "fused_crossentropy". New values go at the end.
+enum class CrossEntropyKernel { Generic, Unfused, Fused, TorchFp32, TeInplace, Te, FlashXentropy };
 const char* to_string(CrossEntropyKernel k);
-/// "generic", "unfused", "fused", "torch_fp32", "te_inplace", "te".
+/// "generic", "unfused", "fused", "torch_fp32", "te_inplace", "te", "flash_xentropy".
 std::optional<CrossEntropyKernel> parse_cross_entropy(const std::string& s);
 
 /// Everything a training framework decides that the cost model needs (issue 12's --framework sets
@@ -201,6 +203,13 @@ struct FrameworkKnobs {
   /// The loss kernel (costmodel/cross_entropy.h): framework_knobs() picks Megatron's unfused one for
   /// megatron and the fused one for nemo; validation files may name it (`cross_entropy`).
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::Generic;
+  /// Cross entropies the trainer evaluates again over each micro-batch's logits to update its train
+  /// metrics, after the backward, without gradients: Composer (llm-foundry) updates LanguageCrossEntropy
+  /// and LanguagePerplexity on every micro-batch (composer/trainer/trainer.py _train_microbatch ->
+  /// _eval_train_metrics, v0.16.3 to v0.17.2), each a torch.nn.CrossEntropyLoss that autocast runs in
+  /// fp32 (costmodel/cross_entropy.h counts the bytes). 0 for every framework; validation files and
+  /// --train-metric-cross-entropies set it.
+  int train_metric_cross_entropies = 0;
   /// torchtitan's Llama attention code: the rotary embedding as an fp32 complex multiply and GQA's K
   /// and V copied to the query heads before SDPA (costmodel/torchtitan_attention_ops.h). Set for
   /// torchtitan; other frameworks fuse RoPE into their kernels (TE, flash-attn, inductor).

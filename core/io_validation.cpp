@@ -46,6 +46,7 @@ struct RunDefaults {
   bool fp8_attention = false;
   std::string fused_kernel;
   std::string cross_entropy;
+  int64_t train_metric_cross_entropies = 0;
   std::string cudnn_version;
   std::optional<bool> forward_prefetch;
   std::string backward_prefetch;
@@ -63,11 +64,12 @@ const std::set<std::string> kRunKeys = {
     "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
     "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused",
     "model_code", "layers_per_stage", "mtp_layers", "moe_dispatcher", "recompute_modules", "cuda_graphs",
-    "cudnn_version", "fp8_attention"};
+    "cudnn_version", "fp8_attention", "train_metric_cross_entropies"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
-    "runs", "forward_prefetch", "backward_prefetch", "model_code", "cudnn_version", "fp8_attention"};
+    "runs", "forward_prefetch", "backward_prefetch", "model_code", "cudnn_version", "fp8_attention",
+    "train_metric_cross_entropies"};
 
 // Levenshtein distance of two short keys (insertions, deletions, substitutions).
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -197,14 +199,21 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.grad_accumulation_pass =
       r.boolean(n, "grad_accumulation_pass", path + ".grad_accumulation_pass", false, "true|false");
   run.cross_entropy =
-      r.text(n, "cross_entropy", path + ".cross_entropy", defaults.cross_entropy, "unfused|fused|torch_fp32|te_inplace|te|generic");
+      r.text(n, "cross_entropy", path + ".cross_entropy", defaults.cross_entropy, "unfused|fused|torch_fp32|te_inplace|te|flash_xentropy|generic");
   // The container's cuDNN: its fused attention is costed with that release's curve (core/attention_library.h).
   run.cudnn_version = r.text(n, "cudnn_version", path + ".cudnn_version", defaults.cudnn_version, "e.g. 9.18.0");
   if (!run.cudnn_version.empty() && !valid_library_version(run.cudnn_version))
     r.fail(path + ".cudnn_version", run.cudnn_version, "not a release number", "dot-separated integers, e.g. 9.18.0");
   if (!run.cross_entropy.empty() && !parse_cross_entropy(run.cross_entropy))
     r.fail(path + ".cross_entropy", run.cross_entropy, "unknown cross-entropy kernel",
-           "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32, te_inplace (TE <= 2.17), te or generic");
+           "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32, te_inplace (TE <= 2.17), te, "
+           "flash_xentropy (flash-attn's, llm-foundry) or generic");
+  run.train_metric_cross_entropies = static_cast<int>(r.integer(
+      n, "train_metric_cross_entropies", path + ".train_metric_cross_entropies", defaults.train_metric_cross_entropies,
+      "cross entropies the trainer's metrics evaluate per micro-batch (Composer: 2)"));
+  if (run.train_metric_cross_entropies < 0)
+    r.fail(path + ".train_metric_cross_entropies", std::to_string(run.train_metric_cross_entropies),
+           "must not be negative", "0, or Composer's 2 (LanguageCrossEntropy and LanguagePerplexity)");
   run.unpad_attention =
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
   const std::string code = r.text(n, "model_code", path + ".model_code", defaults.model_code, "fms");
@@ -334,13 +343,16 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   if (!defaults.fused_kernel.empty() && !parse_fused_kernel(defaults.fused_kernel))
     r.fail("fused_kernel", defaults.fused_kernel, "unknown attention kernel", kKernels);
   defaults.cross_entropy =
-      r.text(root, "cross_entropy", "cross_entropy", std::string(), "unfused|fused|torch_fp32|te_inplace|te|generic");
+      r.text(root, "cross_entropy", "cross_entropy", std::string(), "unfused|fused|torch_fp32|te_inplace|te|flash_xentropy|generic");
   defaults.cudnn_version = r.text(root, "cudnn_version", "cudnn_version", std::string(), "e.g. 9.18.0");
   if (r.ok() && !defaults.cudnn_version.empty() && !valid_library_version(defaults.cudnn_version))
     r.fail("cudnn_version", defaults.cudnn_version, "not a release number", "dot-separated integers, e.g. 9.18.0");
   if (!defaults.cross_entropy.empty() && !parse_cross_entropy(defaults.cross_entropy))
     r.fail("cross_entropy", defaults.cross_entropy, "unknown cross-entropy kernel",
-           "unfused, fused, torch_fp32 or generic");
+           "unfused, fused, torch_fp32, te_inplace, te, flash_xentropy or generic");
+  defaults.train_metric_cross_entropies =
+      r.integer(root, "train_metric_cross_entropies", "train_metric_cross_entropies", int64_t{0},
+                "cross entropies the trainer's metrics evaluate per micro-batch (Composer: 2)");
   reject_unknown_keys(r, root, "", kFileKeys);
   const YAML::Node models = r.map(root, "models", "models", false, "model shapes keyed by name");
   if (!r.ok()) return *r.error;

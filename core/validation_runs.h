@@ -66,7 +66,8 @@ struct ValidationRun {
   bool dp_all_reduce = false;   // ZeRO-1 gradients all-reduced (DeepSpeed BF16_Optimizer; FrameworkKnobs)
   double dp_reduce_bytes = 0;   // `dp_reduce_dtype:` bf16|fp16 = 2, fp32 = 4; 0 = the convention's (FrameworkKnobs)
   bool grad_accumulation_pass = false;  // DeepSpeed BF16_Optimizer's fp32 accumulation pass (FrameworkKnobs)
-  std::string cross_entropy;    // unfused | fused | torch_fp32 | te_inplace | te | generic; "" = the framework's (FrameworkKnobs::cross_entropy)
+  std::string cross_entropy;    // unfused | fused | torch_fp32 | te_inplace | te | flash_xentropy | generic; "" = the framework's (FrameworkKnobs::cross_entropy)
+  int train_metric_cross_entropies = 0;  // FrameworkKnobs::train_metric_cross_entropies (Composer's train metrics: 2)
   std::string cudnn_version;    // the container's cuDNN release ("9.18.0"); "" = the profile's newest cudnn curve
   std::optional<bool> forward_prefetch;  // FSDP1 forward_prefetch; absent = the framework's (ShardingKnobs)
   std::string backward_prefetch;         // FSDP1 backward_prefetch pre | post | none; "" = the framework's

@@ -265,7 +265,11 @@ EndsCompute ends_compute(const Problem& p, const ParallelConfig& cfg) {
   const EagerBytes copies = p.job.knobs.executor_gemm_copies
                                 ? executor_head_copy_bytes(p.model, b, s, cfg.tp, chunks)
                                 : EagerBytes{};
-  e.head_forward_s = head_gemm + memory_bound_time_s(hw, ce.forward * logit_elements + norm_bytes + copies.forward);
+  // The trainer's own metrics evaluate the loss again over the same logits (costmodel/cross_entropy.h);
+  // they run after the micro-batch's backward, costed here with the head's other passes.
+  const double metric_bytes = train_metric_bytes_per_logit(p.job.knobs.train_metric_cross_entropies) * logit_elements;
+  e.head_forward_s =
+      head_gemm + memory_bound_time_s(hw, ce.forward * logit_elements + metric_bytes + norm_bytes + copies.forward);
   e.head_backward_input_s = recompute + head_gemm +
                             memory_bound_time_s(hw, ce.backward * logit_elements + 2.0 * norm_bytes + copies.backward);
   e.head_backward_weight_s = head_gemm;

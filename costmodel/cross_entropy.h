@@ -29,10 +29,26 @@ namespace meshplan {
 ///   Te (the same from TE 2.18, commit 01bbe3eea "Fix the numerical issue with the Fused CE loss"): the
 ///   gradient goes to a new fp32 buffer, 2 + 2 + 4 = 8 forward; backward element_mul in place on fp32
 ///   (8) and autograd's cast of the fp32 gradient to the bf16 logits' dtype (read 4, write 2) = 14.
+///   FlashXentropy (flash-attn's CrossEntropyLoss, llm-foundry's loss_fn "fused_crossentropy"): from 2.x the
+///   Triton kernels of flash_attn/ops/triton/cross_entropy.py (v2.4.2): the forward loads each row once,
+///   one block of next_power_of_2(V) <= 64k columns, and writes only the fp32 loss and log-sum-exp per row
+///   (2); the backward loads the row again and writes the gradient to a new tensor of the logits' dtype
+///   (inplace_backward False: 2 + 2) = 4. The 1.0.x CUDA kernel (csrc/xentropy, apex's softmax_xentropy,
+///   run through xentropy_cuda_lib) moves the same: its max and sum passes re-read a row of V bf16 values
+///   (100 KB at V = 50368) from L2.
 struct CrossEntropyBytes {
   double forward = 0;   // bytes per logit element
   double backward = 0;  // bytes per logit element
 };
 CrossEntropyBytes cross_entropy_bytes_per_logit(CrossEntropyKernel k);
+
+/// Bytes per logit element of `passes` train-metric cross entropies (FrameworkKnobs::
+/// train_metric_cross_entropies), forward only, no gradient: Composer's LanguageCrossEntropy.update runs
+/// torch.nn.CrossEntropyLoss(reduction="sum") on the micro-batch's cached bf16 logits inside the trainer's
+/// autocast context (composer/metrics/nlp.py, v0.17.2), and autocast runs cross_entropy in fp32 (PyTorch
+/// 2.1 docs, amp.rst "CUDA Ops that can autocast to float32"): the cast (read 2, write 4), log_softmax
+/// (read 4, write 4; its max and sum passes re-read the row from L2), nll_loss (one element per row) =
+/// 14 per pass, as TorchFp32's forward. LanguagePerplexity subclasses it and computes the same again.
+double train_metric_bytes_per_logit(int passes);
 
 }  // namespace meshplan

@@ -74,6 +74,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.dp_reduce_bytes = run.dp_reduce_bytes;
   k.grad_accumulation_pass = run.grad_accumulation_pass;
   if (auto ce = parse_cross_entropy(run.cross_entropy)) k.cross_entropy = *ce;  // else the framework's
+  k.train_metric_cross_entropies = run.train_metric_cross_entropies;
   if (run.forward_prefetch) k.sharding.forward_prefetch = *run.forward_prefetch;  // FSDP1's, when given
   if (auto b = parse_backward_prefetch(run.backward_prefetch)) k.sharding.backward_prefetch = *b;
   return k;

@@ -40,6 +40,11 @@ void check_executor_job(const Problem& p, const std::string& w, ErrorList& e) {
   if (j.ac_policy.kind != AcPolicyKind::Megatron)
     refuse(e, w, "ac_policy", to_string(j.ac_policy), "torchtitan's activation checkpointing");
   if (j.cp_comm != CpComm::P2p) refuse(e, w, "cp_comm", to_string(j.cp_comm), "a context-parallel exchange other than the p2p ring");
+  if (k.cross_entropy == CrossEntropyKernel::FlashXentropy)
+    refuse(e, w, "cross_entropy", to_string(k.cross_entropy), "flash-attn's cross entropy (llm-foundry's loss)");
+  if (k.train_metric_cross_entropies > 0)
+    refuse(e, w, "train_metric_cross_entropies", std::to_string(k.train_metric_cross_entropies),
+           "Composer's train-metric cross entropies");
 }
 
 }  // namespace meshplan

@@ -270,6 +270,15 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
                           ? "is Transformer Engine's cross entropy, which Megatron-LM's arguments reject (its #5115)"
                           : "is Transformer Engine's cross entropy; " + kind + " has no such setting",
                       "plan with --cross-entropy fused, or export for nemo");
+  // llm-foundry's loss and Composer's train metrics (costmodel/cross_entropy.h): no exported trainer runs them.
+  if (ce == CrossEntropyKernel::FlashXentropy)
+    return make_error(where, "cross_entropy", to_string(ce),
+                      "is flash-attn's cross entropy (llm-foundry); the " + kind + " export launches its trainer's own loss",
+                      "plan without --cross-entropy flash_xentropy to export it");
+  if (p.job.knobs.train_metric_cross_entropies > 0)
+    return make_error(where, "train_metric_cross_entropies", str(p.job.knobs.train_metric_cross_entropies),
+                      "are Composer's train metrics; the " + kind + " export launches a trainer without them",
+                      "plan without --train-metric-cross-entropies to export it");
   if (kind == "megatron") return check_megatron(p, c);
   if (kind == "deepspeed") return check_deepspeed_moe(p, c);
   return true;

@@ -99,6 +99,41 @@ TEST_CASE("estimate refuses a bad --cross-entropy in one line (exit 2)") {
   check_bad(est("--cross-entropy triton"), {"--cross-entropy"});
 }
 
+TEST_CASE("estimate --cross-entropy flash_xentropy and --train-metric-cross-entropies: llm-foundry's loss and metrics") {
+  const std::string plan = scratch_dir() + "/train-metrics-plan.json";
+  const std::string fsdp = "estimate --model " + kModel + " --hardware h100-80gb-sxm --gpus 8 --global-batch 16 "
+                           "--seq 4096 --micro-batch 1 --zero 3 --framework fsdp --format json ";
+  CliResult generic = run_cli(fsdp);
+  CliResult flash = run_cli(fsdp + "--cross-entropy flash_xentropy");
+  CliResult metrics = run_cli(fsdp + "--cross-entropy flash_xentropy --train-metric-cross-entropies 2 --output " + plan);
+  INFO(generic.err << flash.err << metrics.err);
+  REQUIRE(generic.exit_code == 0);
+  REQUIRE(flash.exit_code == 0);
+  REQUIRE(metrics.exit_code == 0);
+  // 2 micro-batches of 4096 x 128256 logits: generic 24 bytes each, flash-attn's 6, plus 28 for the metrics.
+  CHECK(step_s(flash.out) < step_s(generic.out));
+  CHECK(step_s(metrics.out) > step_s(generic.out));
+  const std::string j = slurp(plan);
+  CHECK(j.find("\"cross_entropy\": \"flash_xentropy\"") != std::string::npos);
+  CHECK(j.find("\"train_metric_cross_entropies\": 2") != std::string::npos);
+  CHECK(flash.out.find("train_metric_cross_entropies") == std::string::npos);  // 0: no key
+  CliResult back = run_cli("estimate --plan " + plan + " --format json");
+  INFO(back.err);
+  REQUIRE(back.exit_code == 0);
+  CHECK(step_s(back.out) == step_s(metrics.out));
+  check_bad(fsdp + "--train-metric-cross-entropies -1", {"--train-metric-cross-entropies"});
+}
+
+TEST_CASE("llm-foundry's loss and Composer's train metrics are refused by every export in one line") {
+  const std::string base = "plan --model " + kModel + " --hardware h100-80gb-sxm --gpus 8 --global-batch 16 "
+                           "--seq 4096 ";
+  for (const char* kind : {"fsdp", "torchtitan", "megatron", "deepspeed", "nemo"}) {
+    INFO(kind);
+    check_bad(base + "--cross-entropy flash_xentropy --export " + kind, {"cross_entropy", "flash_xentropy", "llm-foundry"});
+    check_bad(base + "--train-metric-cross-entropies 2 --export " + kind, {"train_metric_cross_entropies", "Composer"});
+  }
+}
+
 TEST_CASE("cp-comm torch_all_gather is torchtitan's: refused under another framework in one line") {
   const std::string model = source_path("examples/models/llama-3-8b.yaml");
   const std::string base = "estimate --model " + model + " --hardware h100-80gb-sxm --gpus 8 --global-batch 8 "

@@ -58,4 +58,10 @@ TEST_CASE("meshplan run refuses each job feature it does not train, by plan key"
   p = base;
   p.job.cp_comm = CpComm::AllGather;
   CHECK(refused_key(p) == "cp_comm");
+  p = base;
+  p.job.knobs.cross_entropy = CrossEntropyKernel::FlashXentropy;
+  CHECK(refused_key(p) == "cross_entropy");
+  p = base;
+  p.job.knobs.train_metric_cross_entropies = 2;
+  CHECK(refused_key(p) == "train_metric_cross_entropies");
 }
