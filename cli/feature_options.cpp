@@ -226,9 +226,9 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
     job.knobs.cross_entropy = *k;
   }
   if (given(o.app, "--train-metric-cross-entropies")) {
-    if (o.train_metric_cross_entropies < 0)
+    if (o.train_metric_cross_entropies < 0 || o.train_metric_cross_entropies > 1000)
       return make_error(kCmd, "--train-metric-cross-entropies", std::to_string(o.train_metric_cross_entropies),
-                        "must not be negative", "0, or 2 for Composer's LanguageCrossEntropy and LanguagePerplexity");
+                        "must be a count from 0 to 1000", "0, or 2 for Composer's LanguageCrossEntropy and LanguagePerplexity");
     job.knobs.train_metric_cross_entropies = o.train_metric_cross_entropies;
   }
   if (given(o.app, "--moe-a2a-overlap")) {

@@ -208,12 +208,14 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
     r.fail(path + ".cross_entropy", run.cross_entropy, "unknown cross-entropy kernel",
            "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32, te_inplace (TE <= 2.17), te, "
            "flash_xentropy (flash-attn's, llm-foundry) or generic");
-  run.train_metric_cross_entropies = static_cast<int>(r.integer(
-      n, "train_metric_cross_entropies", path + ".train_metric_cross_entropies", defaults.train_metric_cross_entropies,
-      "cross entropies the trainer's metrics evaluate per micro-batch (Composer: 2)"));
-  if (run.train_metric_cross_entropies < 0)
-    r.fail(path + ".train_metric_cross_entropies", std::to_string(run.train_metric_cross_entropies),
-           "must not be negative", "0, or Composer's 2 (LanguageCrossEntropy and LanguagePerplexity)");
+  const int64_t metric_passes =
+      r.integer(n, "train_metric_cross_entropies", path + ".train_metric_cross_entropies",
+                defaults.train_metric_cross_entropies, "cross entropies the trainer's metrics evaluate per micro-batch (Composer: 2)");
+  if (metric_passes < 0 || metric_passes > 1000)
+    r.fail(path + ".train_metric_cross_entropies", std::to_string(metric_passes), "must be a count from 0 to 1000",
+           "0, or Composer's 2 (LanguageCrossEntropy and LanguagePerplexity)");
+  else
+    run.train_metric_cross_entropies = static_cast<int>(metric_passes);
   run.unpad_attention =
       r.boolean(n, "unpad_attention", path + ".unpad_attention", defaults.unpad_attention, "true|false");
   const std::string code = r.text(n, "model_code", path + ".model_code", defaults.model_code, "fms");

@@ -142,4 +142,7 @@ TEST_CASE("validation files: `train_metric_cross_entropies` at file level, per r
   auto bad = parse_validation(head + run + ", train_metric_cross_entropies: -1}\n", "b.yaml");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().field == "runs[0].train_metric_cross_entropies");
+  auto huge = parse_validation(head + run + ", train_metric_cross_entropies: 10000000000}\n", "h.yaml");
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.error().field == "runs[0].train_metric_cross_entropies");
 }
