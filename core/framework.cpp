@@ -292,6 +292,9 @@ FrameworkKnobs framework_knobs(const FrameworkSpec& f) {
   if (f.id == Framework::Nemo) k.cross_entropy = CrossEntropyKernel::Fused;
   // torchtitan computes the loss with PyTorch's cross entropy on fp32 logits (costmodel/cross_entropy.h).
   if (f.id == Framework::Torchtitan) k.cross_entropy = CrossEntropyKernel::TorchFp32;
+  // PyTorch FSDP jobs step torch.optim.AdamW as PyTorch builds it by default, its foreach kernels
+  // (core/framework_knobs.h foreach_adamw), and clip through FSDP's clip_grad_norm_.
+  if (f.id == Framework::Fsdp) k.foreach_adamw = true;
   if (f.id == Framework::DeepSpeed) {
     k.sharding.granularity = ShardGranularity::Buckets;
     // The spec's buckets are bytes of bf16 elements (2 bytes each); the knobs count elements.

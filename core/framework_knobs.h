@@ -240,7 +240,11 @@ struct FrameworkKnobs {
   bool fp8_saves_quantized_inputs = true;
   /// The optimizer step is PyTorch's foreach AdamW (torchtitan's default, optimizer.fused false at
   /// 9dec370ad): one kernel per arithmetic op, about 80 bytes per fp32 parameter, plus clip_grad_norm_
-  /// (costmodel/step.cpp optimizer_time_s). false: a fused Adam (Megatron, DeepSpeed, apex).
+  /// (costmodel/step.cpp optimizer_time_s). false: a fused Adam (Megatron, DeepSpeed, apex). Set for
+  /// torchtitan and for PyTorch FSDP (framework fsdp): torch.optim.AdamW left at foreach=None and fused=None
+  /// takes the foreach kernels on CUDA (fms-fsdp's main_training.py at 7746dac builds it so), and Composer's
+  /// DecoupledAdamW (llm-foundry) runs the same arithmetic one parameter at a time
+  /// (composer/optim/decoupled_weight_decay.py, v0.17.2), its clipping through FSDP's clip_grad_norm_.
   bool foreach_adamw = false;
   /// meshplan's own executor (`meshplan run`, never a --framework): its fp32 element-wise kernels,
   /// one per op, replace the fused framework's element-wise bytes; Fp32Bf16Attention adds the bf16

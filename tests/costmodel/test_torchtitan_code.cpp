@@ -41,8 +41,13 @@ TEST_CASE("torchtitan's knobs: FSDP2 copies as exposed ZeRO time, foreach AdamW,
   CHECK(titan.cross_entropy == CrossEntropyKernel::TorchFp32);
   for (Framework f : {Framework::Megatron, Framework::DeepSpeed, Framework::Fsdp, Framework::Nemo}) {
     const FrameworkKnobs k = framework_knobs(framework_spec(f));
-    CHECK_FALSE((k.sharding.fsdp2_copies || k.torchtitan_attention_inputs || k.foreach_adamw));
+    CHECK_FALSE((k.sharding.fsdp2_copies || k.torchtitan_attention_inputs));
   }
+  // The optimizer: PyTorch's default AdamW (foreach) under torchtitan and plain PyTorch FSDP, a fused
+  // Adam under Megatron-Core, NeMo and DeepSpeed.
+  CHECK(framework_knobs(framework_spec(Framework::Fsdp)).foreach_adamw);
+  for (Framework f : {Framework::Megatron, Framework::DeepSpeed, Framework::Nemo, Framework::Meshplan})
+    CHECK_FALSE(framework_knobs(framework_spec(f)).foreach_adamw);
 
   Problem p = meshplan_test::problem(meshplan_test::llama3_8b(), 8, 16, 8192);
   ParallelConfig c;
