@@ -206,7 +206,7 @@ struct FrameworkKnobs {
   /// Cross entropies the trainer evaluates again over each micro-batch's logits to update its train
   /// metrics, after the backward, without gradients: Composer (llm-foundry) updates LanguageCrossEntropy
   /// and LanguagePerplexity on every micro-batch (composer/trainer/trainer.py _train_microbatch ->
-  /// _eval_train_metrics, v0.16.3 to v0.17.2), each a torch.nn.CrossEntropyLoss that autocast runs in
+  /// _eval_train_metrics, v0.15.0 to v0.17.2), each a torch.nn.CrossEntropyLoss that autocast runs in
   /// fp32 (costmodel/cross_entropy.h counts the bytes). 0 for every framework; validation files and
   /// --train-metric-cross-entropies set it.
   int train_metric_cross_entropies = 0;
