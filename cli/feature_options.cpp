@@ -372,7 +372,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
   if (j.is_object() && j.contains("train_metric_cross_entropies")) {
     const ojson& v = j["train_metric_cross_entropies"];
     if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000)
-      return make_error(file, at + ".train_metric_cross_entropies", v.dump(), "must be a count >= 0", "e.g. 2");
+      return make_error(file, at + ".train_metric_cross_entropies", v.dump(), "must be a count from 0 to 1000", "e.g. 2");
     job.knobs.train_metric_cross_entropies = static_cast<int>(v.get<int64_t>());
   }
   if (!kernel.empty()) {

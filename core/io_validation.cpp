@@ -33,6 +33,7 @@ bool known_formula(const std::string& f) {
 }
 const char* const kFormulas = "megatron, megatron-core, megatron-core-moe, model, mosaic, palm or torchtitan";
 const char* const kKernels = "flash2, flash1, triton, triton-ops or cudnn (core/framework_knobs.h)";
+const char* const kLossKernels = "unfused|fused|torch_fp32|te_inplace|te|flash_xentropy|generic";
 
 // File-level defaults of the per-run keys `attention`, `framework` and `use`.
 struct RunDefaults {
@@ -199,7 +200,7 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.grad_accumulation_pass =
       r.boolean(n, "grad_accumulation_pass", path + ".grad_accumulation_pass", false, "true|false");
   run.cross_entropy =
-      r.text(n, "cross_entropy", path + ".cross_entropy", defaults.cross_entropy, "unfused|fused|torch_fp32|te_inplace|te|flash_xentropy|generic");
+      r.text(n, "cross_entropy", path + ".cross_entropy", defaults.cross_entropy, kLossKernels);
   // The container's cuDNN: its fused attention is costed with that release's curve (core/attention_library.h).
   run.cudnn_version = r.text(n, "cudnn_version", path + ".cudnn_version", defaults.cudnn_version, "e.g. 9.18.0");
   if (!run.cudnn_version.empty() && !valid_library_version(run.cudnn_version))
@@ -345,7 +346,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   if (!defaults.fused_kernel.empty() && !parse_fused_kernel(defaults.fused_kernel))
     r.fail("fused_kernel", defaults.fused_kernel, "unknown attention kernel", kKernels);
   defaults.cross_entropy =
-      r.text(root, "cross_entropy", "cross_entropy", std::string(), "unfused|fused|torch_fp32|te_inplace|te|flash_xentropy|generic");
+      r.text(root, "cross_entropy", "cross_entropy", std::string(), kLossKernels);
   defaults.cudnn_version = r.text(root, "cudnn_version", "cudnn_version", std::string(), "e.g. 9.18.0");
   if (r.ok() && !defaults.cudnn_version.empty() && !valid_library_version(defaults.cudnn_version))
     r.fail("cudnn_version", defaults.cudnn_version, "not a release number", "dot-separated integers, e.g. 9.18.0");
