@@ -240,6 +240,13 @@ ErrorList validate_framework(const Problem& p, const ParallelConfig& c, const st
     e.push_back(make_error(w, "--zero", std::to_string(c.zero_stage),
                            "is not available" + by + (c.pp > 1 ? " with pp > 1" : ""),
                            "use --zero " + join_zero(c.pp > 1 ? f.zero_stages_with_pp : f.zero_stages)));
+  // deepspeed/runtime/engine.py _configure_zero_optimizer: `assert not self.has_moe_layers, "MoE not
+  // supported with Stage 3"` (in every engine.py read; DeepSpeed's own AutoEP test
+  // test_zero3_ep_rejected_2gpu expects that AssertionError).
+  if (f.id == Framework::DeepSpeed && p.model.moe.enabled() && c.zero_stage >= 3)
+    e.push_back(make_error(w, "--zero", std::to_string(c.zero_stage),
+                           "DeepSpeed refuses ZeRO-3 with MoE layers (\"MoE not supported with Stage 3\")",
+                           "use --zero 1 or 2, or --framework torchtitan (FSDP2 over the experts)"));
   if (hsdp_enabled(c) && !f.hybrid_sharding)
     e.push_back(make_error(w, "--shard-group", std::to_string(c.shard_group),
                            "hybrid sharding (HSDP) is not available" + by,

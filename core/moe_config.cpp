@@ -1,6 +1,8 @@
 // Megatron-Core's EP/ETP layout rules (core/moe_config.h) with named reasons.
 #include "core/moe_config.h"
 
+#include "core/hsdp_config.h"
+
 namespace meshplan {
 
 static std::string str(int64_t v) { return std::to_string(v); }
@@ -58,9 +60,12 @@ ErrorList validate_moe_config(const Problem& p, const ParallelConfig& c, const s
   if (c.tp > 1 && !c.sequence_parallel)
     e.push_back(make_error(w, "--sequence-parallel", "false", "Megatron-Core needs it for MoE models with tp > 1",
                            "add --sequence-parallel"));
-  if (c.zero_stage >= 3)
-    e.push_back(make_error(w, "--zero", str(c.zero_stage), "ZeRO-3 with experts is not modelled",
-                           "use --zero 1 (Megatron-Core distributed optimizer) or 2"));
+  // ZeRO-3 shards the experts over the expert-data group (costmodel/expert_fsdp.h); hybrid sharding
+  // of them (torchtitan's [dp_replicate, efsdp] expert mesh) is not costed.
+  if (c.zero_stage >= 3 && hsdp_enabled(c))
+    e.push_back(make_error(w, "--shard-group", str(c.shard_group),
+                           "hybrid sharding (HSDP) of the routed experts under ZeRO-3 is not modelled",
+                           "drop --shard-group (experts and dense weights fully sharded), or use --zero 2"));
   // The flex dispatcher folds TP x EP into one dispatch group (token_dispatcher.py
   // MoEFlexTokenDispatcher: num_experts * tp_size, router_topk * tp_size); meshplan costs it at etp 1.
   if (p.job.knobs.moe_dispatcher != MoeDispatcher::AllToAll && c.etp > 1)

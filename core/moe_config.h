@@ -21,9 +21,10 @@ int expert_data_parallel(const ParallelConfig& cfg);
 ///  - an MoE model with tp > 1 but no sequence parallelism (transformer_config.py: "When using
 ///    expert parallelism and tensor parallelism, sequence parallelism must be used"; arguments.py
 ///    asserts it for every MoE model with tp > 1);
-///  - ZeRO-3 with experts: meshplan models expert weights replicated within their EP x ETP shard
-///    (Megatron-Core's distributed optimizer, i.e. ZeRO-1/2); a fully sharded expert layout is not
-///    modelled, so it is refused rather than mis-costed.
+///  - ZeRO-3 with experts under hybrid sharding (--shard-group): ZeRO-3 shards the experts over
+///    the expert-data group (costmodel/expert_fsdp.h, torchtitan's FSDP2 over routed experts), but an
+///    HSDP split of that group is not costed, so it is refused rather than mis-costed. DeepSpeed
+///    refuses ZeRO-3 with MoE itself (core/framework.cpp).
 ///  - --moe-a2a-overlap (FrameworkKnobs::moe_a2a_overlap) where Megatron-Core refuses it
 ///    (transformer_config.py, `if self.overlap_moe_expert_parallel_comm:`): a dense model or ep = 1
 ///    ("only supported with expert model parallelism"), pp > 1 without a virtual pipeline

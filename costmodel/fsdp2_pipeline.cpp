@@ -42,8 +42,11 @@ DpComm pipeline_unsharded_dp_comm(const Problem& p, const ParallelConfig& cfg, i
 }
 
 Fsdp2CopyTimes pipeline_copy_times(const Problem& p, const ParallelConfig& cfg) {
-  const double P = layer_parameters_per_gpu(p.model, cfg.tp);
-  const double d = static_cast<double>(zero_shard_size(cfg));
+  return pipeline_copy_times(p, cfg, layer_parameters_per_gpu(p.model, cfg.tp), zero_shard_size(cfg));
+}
+
+Fsdp2CopyTimes pipeline_copy_times(const Problem& p, const ParallelConfig& cfg, double P, int shards) {
+  const double d = static_cast<double>(std::max(1, shards));
   const double e = activation_element_bytes(p.job.dtype);
   const double r = kFsdp2ReduceBytes;
   const double M = static_cast<double>(std::max<int64_t>(1, cfg.num_micro_batches));

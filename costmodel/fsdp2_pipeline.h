@@ -39,4 +39,8 @@ DpComm pipeline_unsharded_dp_comm(const Problem& p, const ParallelConfig& cfg, i
 /// every micro-batch's accumulation: the first casts (e + r) P, the others add (e + 2 r) P.
 Fsdp2CopyTimes pipeline_copy_times(const Problem& p, const ParallelConfig& cfg);
 
+/// The same for `P` parameters sharded `d` ways (the routed experts over the expert-data group,
+/// costmodel/expert_fsdp.h).
+Fsdp2CopyTimes pipeline_copy_times(const Problem& p, const ParallelConfig& cfg, double P, int d);
+
 }  // namespace meshplan

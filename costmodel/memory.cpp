@@ -7,6 +7,7 @@
 #include "costmodel/activation_offload.h"
 #include "costmodel/activations.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/expert_fsdp.h"
 #include "costmodel/fp8.h"
 #include "costmodel/fp8_params.h"
 #include "costmodel/fsdp2_pipeline.h"
@@ -107,6 +108,7 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
     // Current and prefetched layer gathered to full (TP-local) size (under a pipeline that keeps the
     // stage unsharded, its whole weights are counted as static: costmodel/fsdp2_pipeline.h).
     bytes += 2.0 * layer_parameters_per_gpu(m, t) * param_bytes(p.job.convention).weights;
+    bytes += expert_gather_buffer_bytes(p, cfg);  // ZeRO-3 with EP: the gathered experts (costmodel/expert_fsdp.h)
   }
   return bytes;
 }
@@ -159,7 +161,7 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
                                         mtp_extra_activation_bytes(p, cfg)) +
                       loss_chunk_working_bytes(m, b, s, t, p.job.knobs.loss_chunk_bytes);
   if (cfg.zero_stage >= 3 && !pipeline_keeps_unsharded(p, cfg))
-    k.zero3_buffers = 2.0 * k.layer_params * param_bytes(p.job.convention).weights;
+    k.zero3_buffers = 2.0 * k.layer_params * param_bytes(p.job.convention).weights + expert_gather_buffer_bytes(p, cfg);
   return k;
 }
 }  // namespace

@@ -11,10 +11,12 @@
 #include "costmodel/activations.h"
 #include "costmodel/collectives.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/expert_fsdp.h"
 #include "costmodel/fp8.h"
 #include "costmodel/moe_dedup_dispatch.h"
 #include "costmodel/moe_dispatch_traffic.h"
 #include "costmodel/moe_layout.h"
+#include "costmodel/pipeline.h"
 #include "costmodel/recompute_modules.h"
 
 namespace meshplan {
@@ -219,7 +221,8 @@ struct ExpertSync {
 ExpertSync expert_sync(const Problem& p, const ParallelConfig& cfg, double params) {
   ExpertSync out;
   const int edp = expert_data_parallel(cfg);
-  if (edp <= 1 || params <= 0.0) return out;
+  // ZeRO-3 over the experts gathers and reduces them layer by layer (costmodel/expert_fsdp.h).
+  if (edp <= 1 || params <= 0.0 || experts_fully_sharded(p, cfg)) return out;
   const HardwareProfile& hw = p.hardware;
   const GroupPlacement g = place_group(hw, edp, cfg.ep * cfg.etp);
   const ParamBytes pb = param_bytes(p.job.convention);
@@ -244,6 +247,8 @@ void add_expert_grad_sync(const Problem& p, const ParallelConfig& cfg, int stage
 
 double expert_chunk_reduce_s(const Problem& p, const ParallelConfig& cfg, int chunk) {
   if (!p.model.moe.enabled()) return 0.0;
+  if (experts_fully_sharded(p, cfg))  // per micro-batch, layer by layer (costmodel/expert_fsdp.h)
+    return chunk_layers(p.model, cfg, chunk) * expert_layer_collectives(p, cfg).reduce_s;
   const ExpertSync x = expert_sync(p, cfg, chunk_expert_parameters_per_gpu(p.model, cfg, chunk));
   return cfg.zero_stage == 2 ? x.reduce_s / d(cfg.num_micro_batches) : x.reduce_s;
 }

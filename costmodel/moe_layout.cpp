@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "core/moe_config.h"
+#include "costmodel/expert_fsdp.h"
+#include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/mtp.h"
 #include "costmodel/pipeline.h"
 
@@ -39,8 +41,13 @@ double stage_expert_parameters_per_gpu(const ModelSpec& m, const ParallelConfig&
 
 StaticBytes stage_expert_static_bytes(const Problem& p, const ParallelConfig& cfg, int stage) {
   if (!p.model.moe.enabled()) return StaticBytes{};
-  return static_bytes(stage_expert_parameters_per_gpu(p.model, cfg, stage), p.job.convention, cfg.zero_stage,
-                      std::max(1, expert_data_parallel(cfg)));
+  const double params = stage_expert_parameters_per_gpu(p.model, cfg, stage);
+  const StaticBytes sharded = static_bytes(params, p.job.convention, cfg.zero_stage, std::max(1, expert_data_parallel(cfg)));
+  // FSDP2 under a pipeline keeps the stage's experts gathered all step, as its dense units
+  // (costmodel/fsdp2_pipeline.h, costmodel/expert_fsdp.h).
+  if (experts_fully_sharded(p, cfg) && pipeline_keeps_unsharded(p, cfg))
+    return pipeline_unsharded_static_bytes(p, params, sharded);
+  return sharded;
 }
 
 }  // namespace meshplan

@@ -10,6 +10,7 @@
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/expert_fsdp.h"
 #include "costmodel/grad_compression.h"
 #include "costmodel/flops.h"
 #include "costmodel/fp8_params.h"
@@ -414,6 +415,7 @@ StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
     k.dp_reduce_s += expert_chunk_reduce_s(p, cfg, c);
     k.gather_once = pipeline_keeps_unsharded(p, cfg);  // FSDP2 under a pipeline, ZeRO 2 or 3
     k.zero3_gather_s = cfg.zero_stage >= 3 || k.gather_once ? all_gather_s(hw, dp_group, params * pb.weights) : 0.0;
+    k.zero3_gather_s += k.layers * expert_layer_collectives(p, cfg).gather_s;  // ZeRO-3 with EP: costmodel/expert_fsdp.h
     k.zero3_refetch_share = cfg.zero_stage >= 3 ? zero3_refetch_share(p, cfg) : 0.0;
     // FSDP2's copies run on the compute stream (the closed form counts them with the ZeRO traffic).
     const Fsdp2CopyTimes copies = fsdp2_copy_times(p, cfg);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "costmodel/ac_policy.h"
+#include "costmodel/expert_fsdp.h"
 #include "costmodel/grad_accumulation.h"
 #include "costmodel/hsdp.h"
 #include "costmodel/memory.h"
@@ -21,6 +22,13 @@ double split_gather_s(const HardwareProfile& hw, const GroupPlacement& g, double
 }
 double split_reduce_s(const HardwareProfile& hw, const GroupPlacement& g, double bytes, double count) {
   return count * reduce_scatter_s(hw, g, bytes / count);
+}
+// ZeRO-3 with EP: each block also gathers its routed experts and reduce-scatters their gradients over
+// the expert-data group, after its own collectives on the same streams (costmodel/expert_fsdp.h).
+void add_expert_collectives(const Problem& p, const ParallelConfig& cfg, ShardedCollectives& c) {
+  const ExpertLayerCollectives x = expert_layer_collectives(p, cfg);
+  c.gather_layer_s += x.gather_s;
+  c.reduce_layer_s += x.reduce_s;
 }
 }  // namespace
 
@@ -43,6 +51,7 @@ ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& c
     c.reduce_layer_s = r.layer_s;
     c.reduce_ends_s = r.ends_s;
     c.prefetch_fraction = 1.0;
+    add_expert_collectives(p, cfg, c);
     return c;
   }
   const double prefetch = std::max(1.0, k.prefetch_bucket_elements);
@@ -58,6 +67,7 @@ ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& c
   c.reduce_layer_s = total > 0 ? all_rs * layer / total : 0.0;
   c.reduce_ends_s = total > 0 ? all_rs * ends / total : 0.0;
   c.prefetch_fraction = std::min(1.0, prefetch / std::max(1.0, layer));
+  add_expert_collectives(p, cfg, c);
   return c;
 }
 

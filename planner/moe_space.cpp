@@ -35,7 +35,10 @@ void restrict_to_moe(const Problem& p, LayoutDims& d) {
   if (!p.model.moe.enabled()) return;
   if (d.tp > 1) d.sequence_parallel.erase(std::remove(d.sequence_parallel.begin(), d.sequence_parallel.end(), 0),
                                           d.sequence_parallel.end());
-  d.zeros.erase(std::remove_if(d.zeros.begin(), d.zeros.end(), [](int z) { return z >= 3; }), d.zeros.end());
+  // ZeRO-3 shards the experts over the expert-data group (costmodel/expert_fsdp.h); DeepSpeed refuses
+  // it with MoE layers (core/framework.cpp validate_framework).
+  if (p.job.framework == Framework::DeepSpeed)
+    d.zeros.erase(std::remove_if(d.zeros.begin(), d.zeros.end(), [](int z) { return z >= 3; }), d.zeros.end());
   if (!p.job.knobs.moe_a2a_overlap) return;
   // --moe-a2a-overlap: no full recompute, and a virtual pipeline whenever pp > 1 (core/moe_config.h).
   d.recomputes.erase(std::remove(d.recomputes.begin(), d.recomputes.end(), Recompute::Full), d.recomputes.end());

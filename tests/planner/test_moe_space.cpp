@@ -6,6 +6,7 @@
 
 #include "../costmodel/fixtures.h"
 #include "../costmodel/moe_fixtures.h"
+#include "core/framework.h"
 #include "core/moe_config.h"
 #include "planner/export.h"
 #include "planner/export_frameworks.h"
@@ -66,11 +67,34 @@ TEST_CASE("MoE search: fast search equals the plain enumeration, and picks exper
   bool any_ep = false;
   for (const StepEstimate& e : fast.top) any_ep = any_ep || e.config.ep > 1;
   CHECK(any_ep);
-  // Every candidate the search ranks keeps Megatron-Core's SP rule and no ZeRO-3.
-  for (const StepEstimate& e : fast.pareto) {
-    CHECK((e.config.tp == 1 || e.config.sequence_parallel));
-    CHECK(e.config.zero_stage < 3);
+  // Every candidate the search ranks keeps Megatron-Core's SP rule.
+  for (const StepEstimate& e : fast.pareto) CHECK((e.config.tp == 1 || e.config.sequence_parallel));
+}
+
+TEST_CASE("MoE search at ZeRO-3: fast equals plain with experts sharded over the expert-data group and DeepSpeed has none") {
+  Problem p = moe_problem(meshplan_test::small_moe(), 32, 64, 2048);
+  SearchOptions opt;
+  opt.top_k = 5;
+  opt.space.zero = {3};
+  for (Framework f : {Framework::Meshplan, Framework::Torchtitan}) {
+    p.job.framework = f;
+    p.job.knobs = framework_knobs(framework_spec(f));
+    p.job.knobs.attention = AttentionKind::Fused;
+    const SearchResult fast = search(p, opt), plain = search_reference(p, opt);
+    INFO(to_string(f));
+    CHECK(fast.space == plain.space);
+    CHECK(fast.rejected == plain.rejected);
+    REQUIRE(!fast.top.empty());
+    REQUIRE(fast.top.size() == plain.top.size());
+    for (size_t i = 0; i < fast.top.size(); ++i) {
+      CHECK(fast.top[i].time.step_s == plain.top[i].time.step_s);
+      CHECK(fast.top[i].config.zero_stage == 3);
+      CHECK(validate_config(p, fast.top[i].config, "t").empty());
+    }
   }
+  p.job.framework = Framework::DeepSpeed;
+  p.job.knobs = framework_knobs(framework_spec(Framework::DeepSpeed));
+  CHECK(search(p, opt).top.empty());  // "MoE not supported with Stage 3"
 }
 
 TEST_CASE("Megatron export carries the MoE and MLA flags, DeepSpeed refuses what it cannot run") {

@@ -21,9 +21,9 @@
 
 using namespace meshplan;
 
-static Problem problem(const std::string& model, int64_t gpus, int64_t global_batch) {
+static Problem problem(const std::string& model, int64_t gpus, int64_t global_batch, const char* ext = ".yaml") {
   Problem p;
-  auto m = load_model(std::string(MESHPLAN_SOURCE_DIR) + "/examples/models/" + model + ".yaml");
+  auto m = load_model(std::string(MESHPLAN_SOURCE_DIR) + "/examples/models/" + model + ext);
   REQUIRE(m.ok());
   auto hw = load_hardware("a100-80gb-sxm", std::string(MESHPLAN_SOURCE_DIR) + "/hardware-profiles");
   REQUIRE(hw.ok());
@@ -321,6 +321,28 @@ TEST_CASE("FSDP2 under a pipeline (torchtitan): gathers only in micro-batch 0's 
     CHECK(reduce == layers);   // the step's reduce-scatter, once
     CHECK(check_named(*ps, "estimate").ok);
   }
+}
+
+TEST_CASE("ZeRO-3 over routed experts (torchtitan FSDP2 + EP): simulated as estimated and the gathers grow with edp") {
+  // Qwen3-30B-A3B on one node of 8 GPUs, FSDP 8, EP 2 -> the 64 local experts of each MoE layer
+  // sharded 4 ways over NVLink (pp 2: FSDP 4, EP 2, edp 2).
+  auto step = [](int ep, bool titan, int pp) {
+    Problem p = problem("qwen3-30b-a3b", 8, 32, ".json");
+    if (titan) p.job.knobs = framework_knobs(framework_spec(Framework::Torchtitan));
+    ParallelConfig c = config(p, 1, pp, 3, ScheduleKind::OneFOneB, 1);
+    c.ep = ep;
+    REQUIRE(validate_config(p, c, "test").empty());
+    auto ps = simulate_plan(p, c, SimOptions{});
+    REQUIRE(ps.ok());
+    INFO("ep " << ep << " pp " << pp << ": " << check_named(*ps, "estimate").detail);
+    CHECK(check_named(*ps, "estimate").ok);
+    return ps->costs.chunks[0].zero3_gather_s;
+  };
+  for (int pp : {1, 2}) {
+    const double sharded = step(2, true, pp), whole = step(8 / pp, true, pp);  // edp 4 (2) vs edp 1
+    CHECK(sharded > whole);
+  }
+  step(4, false, 1);
 }
 
 TEST_CASE("overlapped parameter gather: the simulated step drops by what the estimate drops") {
