@@ -34,7 +34,8 @@ DpComm pipeline_unsharded_dp_comm(const Problem& p, const ParallelConfig& cfg, i
     out.exposed_s = out.total_s;
     return out;
   }
-  const double x_f = st.forward_s / L;
+  // The layer's FSDP2 copies run on the compute stream and cover the gather too (step.cpp).
+  const double x_f = st.forward_s / L + pipeline_copy_times(p, cfg).forward_s;
   const double f = c.prefetch_fraction;
   const double miss = (1.0 - f) * c.gather_layer_s + std::max(0.0, f * c.gather_layer_s - x_f);
   out.exposed_s = c.gather_ends_s + c.gather_layer_s + (L - 1.0) * miss + reduce;

@@ -235,13 +235,16 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
   const ShardingKnobs& knobs = p.job.knobs.sharding;
   const double refetch = zero3_refetch_share(p, cfg);  // DeepSpeed re-fetches for recomputed layers
   const double layers = std::max(1, sc.layers);
-  out.total_s = M * zero3_total_s(sc, refetch);
-  out.exposed_s = overlap ? M * zero3_exposed_s(sc, st.forward_s / layers, st.backward_s / layers, refetch, knobs)
-                          : out.total_s;
   // FSDP2 packs and unpacks every gather and reduce-scatter on the compute stream (costmodel/
   // fsdp2_copies.h): serialized with the compute, so exposed, and counted with the ZeRO traffic it
-  // serves (the planner's time bound keeps ZeRO-dependent terms out of the compute).
+  // serves (the planner's time bound keeps ZeRO-dependent terms out of the compute). Being compute-
+  // stream work, a layer's copies also cover the collectives of the all-gather and reduce-scatter
+  // streams, as its GEMMs do (the simulator's layer pieces carry them too).
   const Fsdp2CopyTimes copies = fsdp2_copy_times(p, cfg);
+  out.total_s = M * zero3_total_s(sc, refetch);
+  out.exposed_s = overlap ? M * zero3_exposed_s(sc, st.forward_s / layers + copies.forward_s,
+                                                st.backward_s / layers + copies.backward_s, refetch, knobs)
+                          : out.total_s;
   const double copies_s = M * layers * (copies.forward_s + copies.backward_s);
   out.total_s += copies_s;
   out.exposed_s += copies_s;

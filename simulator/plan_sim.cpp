@@ -101,6 +101,13 @@ Check compare_with_estimate(const PlanSimulation& ps, const ParallelConfig& cfg,
   if (name == "pp_comm_s") {
     why = "the closed form puts all 2(vM+P-1) transfers of " + fmt("%.3g", ps.costs.p2p_s * 1e3) +
           " ms on the critical path; the simulation exposes only those the receiving rank waits for";
+  } else if (name == "dp_comm_s" && cfg.zero_stage >= 3 && worst->sim < worst->est) {
+    const ChunkCosts& k = ps.costs.chunks[0];
+    why = "ZeRO-3 collectives: the closed form exposes each pass's first all-gather and last reduce-scatter "
+          "of every micro-batch and, per layer, what its gather and reduce-scatter (" +
+          fmt("%.3g", 1e3 * k.zero3_gather_s / std::max(1, k.layers)) + " ms gather) exceed its compute by; the "
+          "simulation prefetches a pass's first gather behind the previous pass and lets the reduce-scatters "
+          "run on under the following passes";
   } else if (name == "dp_comm_s" && b.zero3_gather_s > b.dp_comm_s) {
     const ChunkCosts& k = ps.costs.chunks[0];
     why = "ZeRO-3 all-gathers: the closed form hides each pass's gather behind the whole stage pass; the "
