@@ -80,7 +80,12 @@ FrameworkSpec megatron_spec() {
   f.name = "megatron";
   f.runs_with = "Megatron-LM pretrain_gpt.py";
   f.schedules = {S::OneFOneB, S::Interleaved};
-  f.zero_stages = {0, 1};  // 1 = --use-distributed-optimizer
+  // 1 = --use-distributed-optimizer; 2 and 3 = Megatron-FSDP (--use-megatron-fsdp
+  // --data-parallel-sharding-strategy optim_grads / optim_grads_params, [M] megatron/training/
+  // arguments.py; per-TransformerLayer units, megatron/core/distributed/fsdp/mcore_fsdp_adapter.py),
+  // as Megatron-Bridge's Llama 3 70B presets run it ("FSDP 64"). Costed at pp = 1 only: how it gathers
+  // under a pipeline schedule is not modelled.
+  f.zero_stages = {0, 1, 2, 3};
   f.zero_stages_with_pp = {0, 1};
   f.recomputes = {R::None, R::Selective, R::Full};
   f.convention = ParamConvention::Megatron;
@@ -89,7 +94,10 @@ FrameworkSpec megatron_spec() {
   // core_r0.10.0, MR !2170): optimizer state sharded within dp/R consecutive ranks, gradients
   // reduce-scattered there and all-reduced across the R instances ([M] megatron/core/parallel_state.py
   // intra/inter_distributed_optimizer_instance groups; distributed/param_and_grad_buffer.py).
+  // Megatron-FSDP's own hybrid mode (--num-distributed-optimizer-instances with --outer-dp-sharding-
+  // strategy) is not costed: HSDP at ZeRO-1 only.
   f.hybrid_sharding = true;
+  f.hsdp_zero_stages = {1};
   return f;
 }
 
@@ -100,6 +108,9 @@ FrameworkSpec nemo_spec() {
   f.runs_with = "NeMo megatron_gpt_pretraining.py";
   f.equal_pipeline_chunks = true;  // the YAML export carries no pipeline layout
   f.hybrid_sharding = false;       // nor a number of distributed-optimizer instances
+  f.hsdp_zero_stages = {};
+  f.zero_stages = {0, 1};          // nor Megatron-FSDP (NeMo's model.fsdp is PyTorch FSDP, not costed)
+  f.zero_stages_with_pp = {0, 1};
   return f;
 }
 
@@ -140,6 +151,7 @@ FrameworkSpec torchtitan_spec() {
   // torchtitan/config/configs.py at b5bcd76c6; job_config.py before); PyTorch FSDP1's
   // ShardingStrategy.HYBRID_SHARD / _HYBRID_SHARD_ZERO2 (torch/distributed/fsdp/api.py).
   f.hybrid_sharding = true;
+  f.hsdp_zero_stages = {2, 3};
   return f;
 }
 
@@ -247,6 +259,11 @@ ErrorList validate_framework(const Problem& p, const ParallelConfig& c, const st
     e.push_back(make_error(w, "--zero", std::to_string(c.zero_stage),
                            "DeepSpeed refuses ZeRO-3 with MoE layers (\"MoE not supported with Stage 3\")",
                            "use --zero 1 or 2, or --framework torchtitan (FSDP2 over the experts)"));
+  if (hsdp_enabled(c) && f.hybrid_sharding && c.zero_stage >= 1 &&
+      std::find(f.hsdp_zero_stages.begin(), f.hsdp_zero_stages.end(), c.zero_stage) == f.hsdp_zero_stages.end())
+    e.push_back(make_error(w, "--shard-group", std::to_string(c.shard_group),
+                           "hybrid sharding (HSDP) at zero=" + std::to_string(c.zero_stage) + " is not available" + by,
+                           "use --zero " + join_zero(f.hsdp_zero_stages) + " with --shard-group, or drop --shard-group"));
   if (hsdp_enabled(c) && !f.hybrid_sharding)
     e.push_back(make_error(w, "--shard-group", std::to_string(c.shard_group),
                            "hybrid sharding (HSDP) is not available" + by,

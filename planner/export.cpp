@@ -103,6 +103,13 @@ void memory_args(const Problem& p, const ParallelConfig& c, ArgList& a) {
     a.arg("--recompute-num-layers", "1");
   }
   if (c.zero_stage >= 1) a.arg("--use-distributed-optimizer");  // ZeRO-1: fp32 master + Adam over DP
+  // ZeRO-2/3: Megatron-FSDP, which also shards the gradients (and the weights), per TransformerLayer
+  // unit; it needs the fsdp_dtensor checkpoint format ([M] megatron/training/arguments.py).
+  if (c.zero_stage >= 2) {
+    a.arg("--use-megatron-fsdp");
+    a.arg("--data-parallel-sharding-strategy", c.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
+    a.arg("--ckpt-format", "fsdp_dtensor");
+  }
   // HSDP: the partial distributed optimizer, dp / shard_group instances (costmodel/hsdp.h).
   if (hsdp_enabled(c)) a.arg("--num-distributed-optimizer-instances", std::to_string(c.dp / c.shard_group));
   if (c.dp_overlap && grad_group_size(c) > 1) {  // gradients reduce over DP x CP ranks (costmodel)

@@ -34,8 +34,9 @@ std::vector<ZeroChoice> sharding_choices(const Problem& p, const SearchSpace& s,
   for (int z : d.zeros)
     if (z < 1 || plain) out.push_back({z, 0});
   const std::vector<int> groups = hsdp_shard_groups(p, s, d);
+  const std::vector<int>& hsdp_zeros = framework_spec(p.job.framework).hsdp_zero_stages;
   for (int z : d.zeros)
-    if (z >= 1)
+    if (z >= 1 && std::find(hsdp_zeros.begin(), hsdp_zeros.end(), z) != hsdp_zeros.end())
       for (int g : groups) out.push_back({z, g});
   return out;
 }

@@ -67,14 +67,14 @@ TEST_CASE("plan --export slurm|torchrun: plans under Megatron-LM's rules, refuse
 }
 
 TEST_CASE("estimate --export slurm|torchrun refuses what Megatron-LM does not run, as --export megatron") {
-  // ZeRO-3 would have been written as --use-distributed-optimizer (ZeRO-1); PyTorch's CP exchange as a
+  // ZeRO-3 under a pipeline (Megatron-FSDP is costed at pp 1 only); PyTorch's CP exchange as a
   // --cp-comm-type Megatron does not know.
   const std::string cp = "estimate --model " + source_path("examples/models/llama-3-8b.yaml") +
                          " --hardware h100-80gb-sxm --gpus 8 --global-batch 8 --seq 32768 --cp 8 --zero 0 "
                          "--framework torchtitan --cp-comm torch_all_gather --export ";
   for (const char* kind : {"slurm", "torchrun"}) {
     INFO(kind);
-    check_bad(estimate_args("--zero 3 --export ") + kind, {"--export megatron", "zero"});
+    check_bad(estimate_args("--zero 3 --pp 2 --export ") + kind, {"--export megatron", "zero"});
     check_bad(cp + kind, {"--export megatron", "torch_all_gather"});
   }
 }

@@ -78,6 +78,27 @@ TEST_CASE("megatron export: a bash array with the parallel sizes and batch") {
   CHECK(args.find('#') == std::string::npos);  // comments are not arguments
 }
 
+TEST_CASE("megatron export: ZeRO 2 and 3 run as Megatron-FSDP at pp 1 and are refused under a pipeline") {
+  Problem p = llama70b();
+  p.job.framework = Framework::Megatron;
+  for (int zero : {2, 3}) {
+    ParallelConfig c = config(8, 1, 16, zero, 1, 64, Recompute::Selective, true);
+    INFO("zero " << zero);
+    REQUIRE(validate_config(p, c, "t").empty());
+    const std::string args = megatron_args(p, c);
+    CHECK(args.find("--use-megatron-fsdp") != std::string::npos);
+    CHECK(args.find(std::string("--data-parallel-sharding-strategy ") + (zero == 2 ? "optim_grads\n" : "optim_grads_params\n")) !=
+          std::string::npos);
+    CHECK(args.find("--ckpt-format fsdp_dtensor") != std::string::npos);
+    ParallelConfig piped = c;
+    piped.pp = 4;
+    piped.dp = 4;
+    CHECK_FALSE(validate_config(p, piped, "t").empty());  // not costed under a pipeline schedule
+  }
+  const std::string one = megatron_args(p, config(8, 1, 16, 1, 1, 64, Recompute::Selective, true));
+  CHECK(one.find("--use-megatron-fsdp") == std::string::npos);  // ZeRO-1: the distributed optimizer
+}
+
 TEST_CASE("deepspeed export: golden text") {
   check_golden("planner/deepspeed_llama-2-70b.json",
                deepspeed_config_json(llama70b(),

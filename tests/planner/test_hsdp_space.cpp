@@ -24,10 +24,11 @@ TEST_CASE("HSDP shard groups: one NVLink domain's DP ranks doubled while below d
   // torchtitan at tp 2: 4 DP ranks per node, dp 32.
   const Problem tt = on(base, Framework::Torchtitan);
   CHECK(hsdp_shard_groups(tt, s, dims(tt, s, 2)) == std::vector<int>{4, 8, 16});
-  // Megatron: the partial distributed optimizer (ZeRO 1 within instances of dp/R ranks).
+  // Megatron: the partial distributed optimizer (ZeRO 1 within instances of dp/R ranks); its ZeRO 2 and
+  // 3 (Megatron-FSDP) shard plainly.
   const Problem mg = on(base, Framework::Megatron);
   CHECK(hsdp_shard_groups(mg, s, dims(mg, s, 1)) == std::vector<int>{8, 16, 32});
-  const std::vector<ZeroChoice> mg_choices = {{0, 0}, {1, 0}, {1, 8}, {1, 16}, {1, 32}};
+  const std::vector<ZeroChoice> mg_choices = {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {1, 8}, {1, 16}, {1, 32}};
   CHECK(dims(mg, s, 1).shardings == mg_choices);
   for (Framework f : {Framework::Meshplan, Framework::DeepSpeed, Framework::Nemo}) {
     INFO(to_string(f));

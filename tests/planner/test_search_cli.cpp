@@ -155,7 +155,7 @@ TEST_CASE("cli plan: --framework rules, table and refusals") {
   CHECK(t.out.find("zb-h1") == std::string::npos);
   // A flag asking only for what the framework never runs: one line, exit 2.
   require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --schedule zb-h1"));
-  require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --zero 3"));
+  require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework nemo --zero 3"));
   require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework fsdp --tp 2"));
   require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework jax"));
   require_one_line_exit_2(plan("llama-2-7b", "--gpus 8 --global-batch 64 --framework megatron --export deepspeed"));
