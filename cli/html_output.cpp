@@ -44,7 +44,7 @@ Result<bool> write_html_report(const std::string& path, const std::string& comma
     if (ps) add_timeline(*ps, problem.model.name, in);
     else in.timeline_note = "No timeline: the simulator rejected this plan: " + ps.error().one_line();
   }
-  in.accuracy = validation_accuracy(candidates.front().config, profiles_dir);
+  in.accuracy = validation_accuracy(candidates.front().config, problem.model.moe.enabled(), profiles_dir);
   auto w = write_text_file(path, html_report(in));
   if (!w) {
     Error e = w.error();

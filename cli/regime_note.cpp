@@ -32,7 +32,7 @@ namespace {
 // Every readable validation file, predicted with its own profile; unreadable files are left out
 // (the note is advice, `meshplan validate` reports their errors).
 void predict_all(const std::string& profiles_dir, std::vector<RunPrediction>& runs,
-                 std::vector<ParallelConfig>& configs) {
+                 std::vector<Regime>& regimes) {
   std::error_code ec;
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(default_validation_dir(), ec))
@@ -51,33 +51,52 @@ void predict_all(const std::string& profiles_dir, std::vector<RunPrediction>& ru
     for (const ValidationRun& run : set.value().runs) {
       auto r = predict_run(set.value(), run, *it->second);
       if (!r) continue;
+      const ModelSpec* m = set.value().find_model(run.model);
       runs.push_back(r.value());
-      configs.push_back(run_config(run));
+      regimes.push_back(regime_of(run_config(run), m != nullptr && m->moe.enabled()));
     }
   }
 }
 }  // namespace
 
-std::string validation_regime_note(const ParallelConfig& cfg, const std::string& profiles_dir) {
+namespace {
+// The runs a note speaks for: the layout's regime, or, for a MoE layout whose own regime holds too few
+// runs to judge, the MoE runs as a whole.
+struct NoteBasis {
+  std::string description;
+  RegimeAccuracy accuracy;
+};
+NoteBasis note_basis(const ParallelConfig& cfg, bool moe_model, const std::vector<RunPrediction>& runs,
+                     const std::vector<Regime>& regimes) {
+  const Regime r = regime_of(cfg, moe_model);
+  const RegimeAccuracy a = regime_accuracy(runs, regimes, r);
+  if (!moe_model || a.runs >= kWeakRegimeMinRuns) return {describe(r), a};
+  const Regime layout = regime_of(cfg, false);
+  return {"MoE models as a whole (" + std::to_string(a.runs) + " of their runs at " + describe(layout) + ")",
+          model_class_accuracy(runs, regimes, true)};
+}
+}  // namespace
+
+std::string validation_regime_note(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir) {
   std::vector<RunPrediction> runs;
-  std::vector<ParallelConfig> configs;
-  predict_all(profiles_dir, runs, configs);
-  const Regime r = regime_of(cfg);
-  return regime_note(r, regime_accuracy(runs, configs, r));
+  std::vector<Regime> regimes;
+  predict_all(profiles_dir, runs, regimes);
+  const NoteBasis b = note_basis(cfg, moe_model, runs, regimes);
+  return regime_note(b.description, b.accuracy);
 }
 
-ValidationAccuracy validation_accuracy(const ParallelConfig& cfg, const std::string& profiles_dir) {
+ValidationAccuracy validation_accuracy(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir) {
   std::vector<RunPrediction> runs;
-  std::vector<ParallelConfig> configs;
-  predict_all(profiles_dir, runs, configs);
+  std::vector<Regime> regimes;
+  predict_all(profiles_dir, runs, regimes);
   ValidationAccuracy a;
   const ErrorStats held = error_stats(runs, [](const RunPrediction& r) { return r.held_out() && r.skipped.empty(); });
   a.held_out_runs = held.runs;
   a.held_out_mean_abs_error = held.mean_abs_error;
-  const Regime r = regime_of(cfg);
-  a.regime = describe(r);
-  a.in_regime = regime_accuracy(runs, configs, r);
-  a.note = regime_note(r, a.in_regime);
+  const NoteBasis b = note_basis(cfg, moe_model, runs, regimes);
+  a.regime = b.description;
+  a.in_regime = b.accuracy;
+  a.note = regime_note(b.description, b.accuracy);
   return a;
 }
 

@@ -6,8 +6,9 @@
 
 namespace meshplan {
 
-Regime regime_of(const ParallelConfig& cfg) {
+Regime regime_of(const ParallelConfig& cfg, bool moe_model) {
   Regime r;
+  r.moe = moe_model;
   r.zero3 = cfg.zero_stage >= 3;
   r.dp_band = cfg.dp <= 1 ? 0 : cfg.dp <= 64 ? 1 : cfg.dp <= 512 ? 2 : 3;
   return r;
@@ -15,15 +16,16 @@ Regime regime_of(const ParallelConfig& cfg) {
 
 std::string describe(const Regime& r) {
   static const char* bands[] = {"DP 1", "DP 2-64", "DP 65-512", "DP > 512"};
-  return std::string(r.zero3 ? "ZeRO-3" : "ZeRO 0-2") + " at " + bands[r.dp_band];
+  return std::string(r.moe ? "MoE models, " : "") + (r.zero3 ? "ZeRO-3" : "ZeRO 0-2") + " at " + bands[r.dp_band];
 }
 
-RegimeAccuracy regime_accuracy(const std::vector<RunPrediction>& runs, const std::vector<ParallelConfig>& configs,
-                               const Regime& r) {
+namespace {
+template <typename Match>
+RegimeAccuracy accuracy_where(const std::vector<RunPrediction>& runs, const std::vector<Regime>& regimes, Match match) {
   RegimeAccuracy a;
   double abs_sum = 0.0, sum = 0.0;
-  for (size_t i = 0; i < runs.size() && i < configs.size(); ++i) {
-    if (!runs[i].held_out() || !runs[i].skipped.empty() || !(regime_of(configs[i]) == r)) continue;
+  for (size_t i = 0; i < runs.size() && i < regimes.size(); ++i) {
+    if (!runs[i].held_out() || !runs[i].skipped.empty() || !match(regimes[i])) continue;
     ++a.runs;
     abs_sum += std::fabs(runs[i].error);
     sum += runs[i].error;
@@ -34,15 +36,28 @@ RegimeAccuracy regime_accuracy(const std::vector<RunPrediction>& runs, const std
   }
   return a;
 }
+}  // namespace
 
-std::string regime_note(const Regime& r, const RegimeAccuracy& a) {
+RegimeAccuracy regime_accuracy(const std::vector<RunPrediction>& runs, const std::vector<Regime>& regimes,
+                               const Regime& r) {
+  return accuracy_where(runs, regimes, [&](const Regime& x) { return x == r; });
+}
+
+RegimeAccuracy model_class_accuracy(const std::vector<RunPrediction>& runs, const std::vector<Regime>& regimes,
+                                    bool moe) {
+  return accuracy_where(runs, regimes, [&](const Regime& x) { return x.moe == moe; });
+}
+
+std::string regime_note(const Regime& r, const RegimeAccuracy& a) { return regime_note(describe(r), a); }
+
+std::string regime_note(const std::string& description, const RegimeAccuracy& a) {
   if (a.runs < kWeakRegimeMinRuns || a.mean_abs_error <= kWeakRegimeMeanError) return "";
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "note: the model is weak for %s: on %d published held-out runs there (validation/) its step "
                 "times erred by %.1f%% on average (mean signed error %+.1f%%, %s); treat this estimate as "
                 "uncertain by that much",
-                describe(r).c_str(), a.runs, 100.0 * a.mean_abs_error, 100.0 * a.mean_error,
+                description.c_str(), a.runs, 100.0 * a.mean_abs_error, 100.0 * a.mean_error,
                 a.mean_error < 0 ? "too fast" : "too slow");
   return buf;
 }

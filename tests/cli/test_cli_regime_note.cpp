@@ -1,0 +1,45 @@
+// The weak-regime note of estimate and plan (costmodel/regime.h, cli/regime_note.h): one stderr line
+// from the shipped validation data, MoE layouts judged on MoE runs, dense ones on dense runs, stdout
+// untouched.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_run.h"
+
+using namespace meshplan_test;
+
+namespace {
+const std::string kQwen = source_path("examples/models/qwen3-30b-a3b.json");
+const std::string kLlama = source_path("examples/models/llama-2-7b.yaml");
+}  // namespace
+
+TEST_CASE("regime note: a MoE layout is judged on the published MoE runs in one stderr line") {
+  const CliResult r = run_cli("estimate --model " + kQwen +
+                              " --hardware h100-80gb-sxm --gpus 16 --global-batch 32 --seq 4096 --framework megatron "
+                              "--ep 4 --zero 1 --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out).contains("time"));  // stdout stays the JSON alone
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("note: the model is weak for MoE models, ZeRO 0-2 at DP 2-64") == 0);
+  CHECK(r.err.find("too fast") != std::string::npos);
+}
+
+TEST_CASE("regime note: a MoE regime with too few runs falls back to the MoE runs as a whole") {
+  const CliResult r = run_cli("estimate --model " + kQwen +
+                              " --hardware h100-80gb-sxm --gpus 16 --global-batch 32 --seq 4096 --framework torchtitan "
+                              "--ep 4 --zero 3");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("MoE models as a whole") != std::string::npos);
+  CHECK(r.err.find("at ZeRO-3 at DP 2-64") != std::string::npos);
+}
+
+TEST_CASE("regime note: a dense layout is not judged on MoE runs") {
+  const CliResult r = run_cli("estimate --model " + kLlama + " --hardware h100-80gb-sxm --gpus 16 --global-batch 32 "
+                              "--seq 4096");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("MoE") == std::string::npos);
+}
