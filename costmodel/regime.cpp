@@ -52,14 +52,13 @@ std::string regime_note(const Regime& r, const RegimeAccuracy& a) { return regim
 
 std::string regime_note(const std::string& description, const RegimeAccuracy& a) {
   if (a.runs < kWeakRegimeMinRuns || a.mean_abs_error <= kWeakRegimeMeanError) return "";
-  char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "note: the model is weak for %s: on %d published held-out runs there (validation/) its step "
-                "times erred by %.1f%% on average (mean signed error %+.1f%%, %s); treat this estimate as "
-                "uncertain by that much",
-                description.c_str(), a.runs, 100.0 * a.mean_abs_error, 100.0 * a.mean_error,
-                a.mean_error < 0 ? "too fast" : "too slow");
-  return buf;
+  // The numbers formatted apart, the description appended whole: no length limit on it.
+  char numbers[512];
+  std::snprintf(numbers, sizeof numbers,
+                ": on %d published held-out runs there (validation/) its step times erred by %.1f%% on average "
+                "(mean signed error %+.1f%%, %s); treat this estimate as uncertain by that much",
+                a.runs, 100.0 * a.mean_abs_error, 100.0 * a.mean_error, a.mean_error < 0 ? "too fast" : "too slow");
+  return "note: the model is weak for " + description + numbers;
 }
 
 }  // namespace meshplan
