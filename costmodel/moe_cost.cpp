@@ -224,7 +224,7 @@ ExpertSync expert_sync(const Problem& p, const ParallelConfig& cfg, double param
   // ZeRO-3 over the experts gathers and reduces them layer by layer (costmodel/expert_fsdp.h).
   if (edp <= 1 || params <= 0.0 || experts_fully_sharded(p, cfg)) return out;
   const HardwareProfile& hw = p.hardware;
-  const GroupPlacement g = place_group(hw, edp, cfg.ep * cfg.etp);
+  const GroupPlacement g = expert_data_group(hw, cfg);
   const ParamBytes pb = param_bytes(p.job.convention);
   const double grads = params * pb.gradients;
   if (cfg.zero_stage == 0) out.reduce_s = all_reduce_s(hw, g, grads);

@@ -13,14 +13,19 @@ using namespace meshplan_test;
 namespace {
 const std::string kQwen = source_path("examples/models/qwen3-30b-a3b.json");
 const std::string kLlama = source_path("examples/models/llama-2-7b.yaml");
+
+// Qwen3-30B-A3B on 16 H100 at EP 4 under `rest` (framework, ZeRO, format).
+CliResult qwen_estimate(const std::string& rest) {
+  const CliResult r = run_cli("estimate --model " + kQwen +
+                              " --hardware h100-80gb-sxm --gpus 16 --global-batch 32 --seq 4096 --ep 4 " + rest);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return r;
+}
 }  // namespace
 
 TEST_CASE("regime note: a MoE layout is judged on the published MoE runs in one stderr line") {
-  const CliResult r = run_cli("estimate --model " + kQwen +
-                              " --hardware h100-80gb-sxm --gpus 16 --global-batch 32 --seq 4096 --framework megatron "
-                              "--ep 4 --zero 1 --format json");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+  const CliResult r = qwen_estimate("--framework megatron --zero 1 --format json");
   CHECK(nlohmann::json::parse(r.out).contains("time"));  // stdout stays the JSON alone
   CHECK(r.err_lines() == 1);
   CHECK(r.err.find("note: the model is weak for MoE models, ZeRO 0-2 at DP 2-64") == 0);
@@ -28,11 +33,7 @@ TEST_CASE("regime note: a MoE layout is judged on the published MoE runs in one 
 }
 
 TEST_CASE("regime note: a MoE regime with too few runs falls back to the MoE runs as a whole") {
-  const CliResult r = run_cli("estimate --model " + kQwen +
-                              " --hardware h100-80gb-sxm --gpus 16 --global-batch 32 --seq 4096 --framework torchtitan "
-                              "--ep 4 --zero 3");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+  const CliResult r = qwen_estimate("--framework torchtitan --zero 3");
   CHECK(r.err.find("MoE models as a whole") != std::string::npos);
   CHECK(r.err.find("at ZeRO-3 at DP 2-64") != std::string::npos);
 }
