@@ -342,6 +342,39 @@ TEST_CASE("profiles of the same GPU chip share its GEMM curve and element-wise e
   }
 }
 
+TEST_CASE("the 750 W B200 profile rates the part between NVIDIA's 700 W and 1000 W ratings and keeps b200's rest") {
+  auto b200 = load_hardware("b200", kProfiles);
+  auto capped = load_hardware("b200-750w", kProfiles);
+  REQUIRE(b200.ok());
+  REQUIRE(capped.ok());
+  const HardwareProfile& a = b200.value();
+  const HardwareProfile& c = capped.value();
+  // HGX B100 (700 W) 1750 and HGX B200 (1000 W) 2250 dense BF16 TFLOP/s, linear in power at 750 W.
+  const double bf16 = 1750.0 + (2250.0 - 1750.0) * (750.0 - 700.0) / (1000.0 - 700.0);
+  CHECK(c.peak_flops_for("bf16") == Approx(1833e12).epsilon(2e-4));
+  CHECK(bf16 == Approx(1833.0).epsilon(2e-4));
+  const double ratio = c.peak_flops_for("bf16") / a.peak_flops_for("bf16");
+  for (const char* dtype : {"fp16", "fp8", "tf32", "fp32"}) {
+    INFO(dtype);
+    CHECK(c.peak_flops_for(dtype) / a.peak_flops_for(dtype) == Approx(ratio).epsilon(2e-3));
+  }
+  // The published (free-clock) attention curves scale by the same clock ratio; the rest is b200's.
+  REQUIRE(c.attention_kernel_speeds.size() == a.attention_kernel_speeds.size());
+  for (size_t i = 0; i < a.attention_kernel_speeds.size(); ++i)
+    for (size_t k = 0; k < a.attention_kernel_speeds[i].seq.size(); ++k)
+      CHECK(c.attention_kernel_speeds[i].flops_per_s[k] ==
+            Approx(ratio * a.attention_kernel_speeds[i].flops_per_s[k]).epsilon(2e-3));
+  REQUIRE(c.gemm_efficiency.size() == a.gemm_efficiency.size());
+  for (size_t k = 0; k < a.gemm_efficiency.size(); ++k)
+    CHECK(c.gemm_efficiency[k].efficiency == a.gemm_efficiency[k].efficiency);
+  CHECK(c.sustained_clock_fraction == a.sustained_clock_fraction);
+  CHECK(c.hbm_bytes_per_s == a.hbm_bytes_per_s);
+  CHECK(c.memory_bytes == a.memory_bytes);
+  CHECK(c.compute_capability == a.compute_capability);
+  CHECK(c.intra_node.bandwidth_bytes_per_s == a.intra_node.bandwidth_bytes_per_s);
+  CHECK(c.inter_node.bandwidth_bytes_per_s == a.inter_node.bandwidth_bytes_per_s);
+}
+
 TEST_CASE("fp8_rowwise_speedup: optional table, round-trips, and a wrong size or order names the field") {
   const std::string table =
       "  fp8_rowwise_speedup: {m: [1024, 4096], k: [1024], n: [1024, 4096], speedup: [0.5, 1.0, 0.7, 1.5]}\n";
