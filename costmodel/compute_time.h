@@ -61,8 +61,8 @@ struct LayerComm {
 /// Seconds of compute lost per second of communication hidden under it. NCCL's kernels occupy SMs
 /// while they run concurrently with GEMMs (on A100 a ring/tree collective uses 8-16 of the 108 SMs
 /// for its channels, on H100 up to 32 of 132) and their reads and writes share HBM, so overlapped
-/// communication is not free. Measured: Lee et al. 2025, "Characterizing Compute-Communication Overlap
-/// in GPU-Accelerated Distributed Deep Learning" (arXiv 2507.03114, abstract): computation overlapped
+/// communication is not free. Measured: "Characterizing Compute-Communication Overlap
+/// in GPU-Accelerated Distributed Deep Learning" (arXiv 2507.03114, 2025, abstract): computation overlapped
 /// with communication runs on average 18.9 % slower (up to 40 %) than alone, over GPT and LLaMA models
 /// on 4 x A100, H100, MI250 and MI210; compute under h seconds of overlap therefore loses 0.189 h.
 /// (Until the thirtieth session 0.1, the middle of A100's SM share, a guess; Calculon charges a similar
