@@ -96,7 +96,6 @@ FrameworkSpec megatron_spec() {
   // intra/inter_distributed_optimizer_instance groups; distributed/param_and_grad_buffer.py).
   // Megatron-FSDP's own hybrid mode (--num-distributed-optimizer-instances with --outer-dp-sharding-
   // strategy) is not costed: HSDP at ZeRO-1 only.
-  f.hybrid_sharding = true;
   f.hsdp_zero_stages = {1};
   return f;
 }
@@ -107,8 +106,7 @@ FrameworkSpec nemo_spec() {
   f.name = "nemo";
   f.runs_with = "NeMo megatron_gpt_pretraining.py";
   f.equal_pipeline_chunks = true;  // the YAML export carries no pipeline layout
-  f.hybrid_sharding = false;       // nor a number of distributed-optimizer instances
-  f.hsdp_zero_stages = {};
+  f.hsdp_zero_stages = {};         // nor a number of distributed-optimizer instances: no HSDP
   f.zero_stages = {0, 1};          // nor Megatron-FSDP (NeMo's model.fsdp is PyTorch FSDP, not costed)
   f.zero_stages_with_pp = {0, 1};
   return f;
@@ -150,7 +148,6 @@ FrameworkSpec torchtitan_spec() {
   // data_parallel_shard_degree is also greater than 1, the parallelism method used is HSDP",
   // torchtitan/config/configs.py at b5bcd76c6; job_config.py before); PyTorch FSDP1's
   // ShardingStrategy.HYBRID_SHARD / _HYBRID_SHARD_ZERO2 (torch/distributed/fsdp/api.py).
-  f.hybrid_sharding = true;
   f.hsdp_zero_stages = {2, 3};
   return f;
 }
@@ -259,12 +256,12 @@ ErrorList validate_framework(const Problem& p, const ParallelConfig& c, const st
     e.push_back(make_error(w, "--zero", std::to_string(c.zero_stage),
                            "DeepSpeed refuses ZeRO-3 with MoE layers (\"MoE not supported with Stage 3\")",
                            "use --zero 1 or 2, or --framework torchtitan (FSDP2 over the experts)"));
-  if (hsdp_enabled(c) && f.hybrid_sharding && c.zero_stage >= 1 &&
+  if (hsdp_enabled(c) && f.hybrid_sharding() && c.zero_stage >= 1 &&
       std::find(f.hsdp_zero_stages.begin(), f.hsdp_zero_stages.end(), c.zero_stage) == f.hsdp_zero_stages.end())
     e.push_back(make_error(w, "--shard-group", std::to_string(c.shard_group),
                            "hybrid sharding (HSDP) at zero=" + std::to_string(c.zero_stage) + " is not available" + by,
                            "use --zero " + join_zero(f.hsdp_zero_stages) + " with --shard-group, or drop --shard-group"));
-  if (hsdp_enabled(c) && !f.hybrid_sharding)
+  if (hsdp_enabled(c) && !f.hybrid_sharding())
     e.push_back(make_error(w, "--shard-group", std::to_string(c.shard_group),
                            "hybrid sharding (HSDP) is not available" + by,
                            "use --framework fsdp or torchtitan (ZeRO 2/3) or megatron (ZeRO 1), or drop --shard-group"));

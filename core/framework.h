@@ -36,8 +36,10 @@ struct FrameworkSpec {
   std::string attention = "fused";            // attention kernel: fused (flash) or materialized
   double dp_bucket_bytes = 0;                 // DP gradient bucket (0 = framework sizes it per DP)
   double zero3_prefetch_bytes = 0;            // ZeRO-3 / FSDP parameter prefetch (0 = one layer)
-  bool hybrid_sharding = false;               // HSDP: ZeRO state sharded within groups, replicated across
-  std::vector<int> hsdp_zero_stages;          // ... at these ZeRO stages (what its export can express)
+  // HSDP (ZeRO state sharded within groups, replicated across them) at these ZeRO stages: what its export
+  // can express; empty = the framework has no hybrid sharding.
+  std::vector<int> hsdp_zero_stages;
+  bool hybrid_sharding() const { return !hsdp_zero_stages.empty(); }
 };
 
 const char* to_string(Framework f);

@@ -101,7 +101,7 @@ ErrorList check_space_for_framework(const FrameworkSpec& f, const SearchSpace& s
   if (!s.sequence_parallel.empty() && s.sequence_parallel.front() == 1 &&
       f.sequence_parallel == SequenceParallelRule::Never)
     e.push_back(make_error("command line", "--sequence-parallel", "", by, "drop --sequence-parallel"));
-  if (!f.hybrid_sharding && std::any_of(s.shard_group.begin(), s.shard_group.end(), [](int g) { return g > 0; }))
+  if (!f.hybrid_sharding() && std::any_of(s.shard_group.begin(), s.shard_group.end(), [](int g) { return g > 0; }))
     e.push_back(make_error("command line", "--shard-group", joined(s.shard_group, [](int g) { return std::to_string(g); }),
                            "hybrid sharding (HSDP) " + by, "drop --shard-group, or use --framework fsdp, torchtitan or megatron"));
   return e;

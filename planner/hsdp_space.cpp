@@ -11,7 +11,7 @@ std::vector<int> hsdp_shard_groups(const Problem& p, const SearchSpace& s, const
   std::vector<int> out;
   // MoE models: the expert choices (ep) are made after these lists (planner/moe_space.h) and HSDP is not
   // costed with ep > 1 (core/hsdp_config.h), so the search keeps MoE plans plainly sharded.
-  if (!framework_spec(p.job.framework).hybrid_sharding || p.model.moe.enabled() || d.ep > 1 || d.dp < 2) return out;
+  if (!framework_spec(p.job.framework).hybrid_sharding() || p.model.moe.enabled() || d.ep > 1 || d.dp < 2) return out;
   const int64_t dp = d.dp;
   auto admissible = [&](int64_t g) { return g > 0 && g < dp && dp % g == 0; };
   if (!s.shard_group.empty()) {
