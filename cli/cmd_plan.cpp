@@ -335,7 +335,7 @@ int run_plan(const PlanArgs& in) {
   // One line on stderr when validation shows the model weak in the #1 plan's regime; last, so that a
   // failed write stays the command's one line, and not under an export (a script or a config).
   if (a.export_kind.empty())
-    if (const std::string note = validation_regime_note(r.top.front().config, p.model.moe.enabled(), a.problem.profiles_dir); !note.empty()) {
+    if (const std::string note = validation_regime_note(r.top.front().config, p.model.moe.enabled(), a.problem.profiles_dir, p.hardware.name); !note.empty()) {
       std::cout.flush();  // the table's last line first where both streams share one file
       std::cerr << note << "\n";
     }

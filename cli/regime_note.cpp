@@ -32,7 +32,7 @@ namespace {
 // Every readable validation file, predicted with its own profile; unreadable files are left out
 // (the note is advice, `meshplan validate` reports their errors).
 void predict_all(const std::string& profiles_dir, std::vector<RunPrediction>& runs,
-                 std::vector<Regime>& regimes) {
+                 std::vector<Regime>& regimes, std::vector<std::string>* hardware = nullptr) {
   std::error_code ec;
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(default_validation_dir(), ec))
@@ -54,6 +54,7 @@ void predict_all(const std::string& profiles_dir, std::vector<RunPrediction>& ru
       const ModelSpec* m = set.value().find_model(run.model);
       runs.push_back(r.value());
       regimes.push_back(regime_of(run_config(run), m != nullptr && m->moe.enabled()));
+      if (hardware) hardware->push_back(set.value().hardware);
     }
   }
 }
@@ -77,12 +78,30 @@ NoteBasis note_basis(const ParallelConfig& cfg, bool moe_model, const std::vecto
 }
 }  // namespace
 
-std::string validation_regime_note(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir) {
+namespace {
+// Held-out accuracy of the runs costed on the profile named `name` (the files' `hardware:`).
+RegimeAccuracy hardware_accuracy(const std::vector<RunPrediction>& runs, const std::vector<std::string>& hardware,
+                                 const std::string& name) {
+  std::vector<RunPrediction> on;
+  for (size_t i = 0; i < runs.size() && i < hardware.size(); ++i)
+    if (hardware[i] == name) on.push_back(runs[i]);
+  return held_out_accuracy(on);
+}
+}  // namespace
+
+std::string validation_regime_note(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir,
+                                   const std::string& hardware_name) {
   std::vector<RunPrediction> runs;
   std::vector<Regime> regimes;
-  predict_all(profiles_dir, runs, regimes);
+  std::vector<std::string> hardware;
+  predict_all(profiles_dir, runs, regimes, &hardware);
   const NoteBasis b = note_basis(cfg, moe_model, runs, regimes);
-  return regime_note(b.description, b.accuracy);
+  std::string note = regime_note(b.description, b.accuracy);
+  if (!hardware_name.empty()) {
+    const std::string on = regime_note("runs on " + hardware_name, hardware_accuracy(runs, hardware, hardware_name));
+    if (!on.empty()) note += (note.empty() ? "" : "\n") + on;
+  }
+  return note;
 }
 
 ValidationAccuracy validation_accuracy(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir) {

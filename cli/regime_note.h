@@ -11,8 +11,12 @@ namespace meshplan::cli {
 /// and returns costmodel/regime.h's note for the regime of `cfg` on a MoE (`moe_model`) or dense
 /// model (for a MoE layout whose regime holds fewer than kWeakRegimeMinRuns runs: all MoE runs), or ""
 /// when the model is not weak there (or the validation data cannot be read). Computed at run time
-/// from the shipped data.
-std::string validation_regime_note(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir);
+/// from the shipped data. With `hardware_name` (the job's profile, HardwareProfile::name), a second line
+/// when the held-out runs costed on that profile are weak as a whole (the same rule: at least
+/// kWeakRegimeMinRuns runs, mean |error| above kWeakRegimeMeanError): a profile's bias shows across
+/// layouts (costmodel/README.md, thirty-first session: Blackwell rows 11-15 % too fast).
+std::string validation_regime_note(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir,
+                                   const std::string& hardware_name = "");
 
 /// Held-out accuracy of the shipped validation runs: over all of them, and in `cfg`'s regime
 /// (for the HTML report; same data and rules as the note).

@@ -48,6 +48,10 @@ RegimeAccuracy model_class_accuracy(const std::vector<RunPrediction>& runs, cons
   return accuracy_where(runs, regimes, [&](const Regime& x) { return x.moe == moe; });
 }
 
+RegimeAccuracy held_out_accuracy(const std::vector<RunPrediction>& runs) {
+  return accuracy_where(runs, std::vector<Regime>(runs.size()), [](const Regime&) { return true; });
+}
+
 std::string regime_note(const Regime& r, const RegimeAccuracy& a) { return regime_note(describe(r), a); }
 
 std::string regime_note(const std::string& description, const RegimeAccuracy& a) {

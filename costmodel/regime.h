@@ -47,6 +47,9 @@ std::string regime_note(const Regime& r, const RegimeAccuracy& a);
 /// regime holds fewer than kWeakRegimeMinRuns of them).
 std::string regime_note(const std::string& description, const RegimeAccuracy& a);
 
+/// Held-out accuracy of all of `runs`, whatever their layout and model (e.g. the runs of one profile).
+RegimeAccuracy held_out_accuracy(const std::vector<RunPrediction>& runs);
+
 /// Held-out accuracy of every run of the model class (MoE or dense), whatever its layout.
 RegimeAccuracy model_class_accuracy(const std::vector<RunPrediction>& runs, const std::vector<Regime>& regimes,
                                     bool moe);

@@ -1,6 +1,6 @@
 // The weak-regime note of estimate and plan (costmodel/regime.h, cli/regime_note.h): one stderr line
-// from the shipped validation data, MoE layouts judged on MoE runs, dense ones on dense runs, stdout
-// untouched.
+// from the shipped validation data, MoE layouts judged on MoE runs, dense ones on dense runs, and a
+// second line when the runs costed on the job's profile are weak as a whole; stdout untouched.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -27,9 +27,29 @@ CliResult qwen_estimate(const std::string& rest) {
 TEST_CASE("regime note: a MoE layout is judged on the published MoE runs in one stderr line") {
   const CliResult r = qwen_estimate("--framework megatron --zero 1 --format json");
   CHECK(nlohmann::json::parse(r.out).contains("time"));  // stdout stays the JSON alone
-  CHECK(r.err_lines() == 1);
   CHECK(r.err.find("note: the model is weak for MoE models, ZeRO 0-2 at DP 2-64") == 0);
   CHECK(r.err.find("too fast") != std::string::npos);
+  // The layout's line, then at most the profile's own line (H100's held-out runs sit near the 8 % bound).
+  CHECK(r.err_lines() >= 1);
+  CHECK(r.err_lines() <= 2);
+  if (r.err_lines() == 2) CHECK(r.err.find("\nnote: the model is weak for runs on h100-80gb-sxm: on ") != std::string::npos);
+}
+
+TEST_CASE("regime note: a profile whose held-out runs are weak as a whole gets its own line") {
+  // The GB200 NVL72 rows of validation/ are predicted too fast on average (costmodel/README.md, thirty-first
+  // session); the A100 rows are not weak (Korthikanti's profile, llm-foundry, Megatron 2021: a few %).
+  const std::string dense = "estimate --model " + kLlama + " --gpus 16 --global-batch 32 --seq 4096 --hardware ";
+  const CliResult gb200 = run_cli(dense + "gb200-nvl72");
+  REQUIRE(gb200.exit_code == 0);
+  CHECK(gb200.err.find("note: the model is weak for runs on gb200-nvl72: on ") != std::string::npos);
+  CHECK(gb200.err.find("too fast") != std::string::npos);
+  const CliResult a100 = run_cli(dense + "a100-80gb-sxm");
+  REQUIRE(a100.exit_code == 0);
+  CHECK(a100.err.find("runs on a100-80gb-sxm") == std::string::npos);
+  // plan speaks the same line for its #1 plan's profile.
+  const CliResult plan = run_cli("plan --model " + kLlama + " --gpus 16 --global-batch 32 --seq 4096 --hardware gb200-nvl72");
+  REQUIRE(plan.exit_code == 0);
+  CHECK(plan.err.find("note: the model is weak for runs on gb200-nvl72: on ") != std::string::npos);
 }
 
 TEST_CASE("regime note: a MoE regime with too few runs falls back to the MoE runs as a whole") {

@@ -73,3 +73,24 @@ TEST_CASE("regimes: MoE and dense models of one layout are apart and the note na
   CHECK(regime_note(moe, m).find("MoE models, ZeRO 0-2 at DP 2-64") != std::string::npos);
   CHECK(regime_note(dense, d).empty());
 }
+
+TEST_CASE("held-out accuracy of a set of runs leaves out tuning and regression and skipped runs") {
+  auto run = [](double error, bool tuning, const std::string& regression, const std::string& skipped) {
+    RunPrediction r;
+    r.error = error;
+    r.tuning = tuning;
+    r.regression = regression;
+    r.skipped = skipped;
+    return r;
+  };
+  const std::vector<RunPrediction> runs = {run(-0.20, false, "", ""), run(0.10, false, "", ""),
+                                           run(-0.90, true, "", ""), run(-0.90, false, "publisher: slower", ""),
+                                           run(-0.90, false, "", "not predicted")};
+  const RegimeAccuracy a = held_out_accuracy(runs);
+  CHECK(a.runs == 2);
+  CHECK(a.mean_abs_error == Approx(0.15));
+  CHECK(a.mean_error == Approx(-0.05));
+  CHECK(regime_note("runs on some-gpu", a).empty());  // 2 runs: too few to judge
+  const RegimeAccuracy three = held_out_accuracy({run(-0.2, false, "", ""), run(-0.1, false, "", ""), run(0.0, false, "", "")});
+  CHECK(regime_note("runs on some-gpu", three).find("note: the model is weak for runs on some-gpu: on 3 published") == 0);
+}
