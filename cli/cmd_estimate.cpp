@@ -55,7 +55,7 @@ int run_estimate(const EstimateArgs& a) {
     if (auto w = write_html_report(a.html, "estimate", s.problem, {est}, {}, "", nullptr, a.problem.profiles_dir); !w)
       return report_error(w.error());
   // One line on stderr (stdout stays byte-identical and parseable) when validation shows us weak
-  // here; last, so that a failed write stays the command's one line, and not under a launch script.
+  // here, and one more when the profile's runs are weak as a whole; last, so that a failed write stays the command's one line, and not under a launch script.
   if (a.export_kind.empty())
     if (const std::string note = validation_regime_note(s.config, s.problem.model.moe.enabled(), a.problem.profiles_dir, s.problem.hardware.name); !note.empty()) {
       std::cout.flush();  // the report's last line first where both streams share one file

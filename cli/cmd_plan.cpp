@@ -332,7 +332,8 @@ int run_plan(const PlanArgs& in) {
     auto w = write_html_report(a.html, "plan", p, r.top, front, summary, nullptr, a.problem.profiles_dir);
     if (!w) return report_error(w.error());
   }
-  // One line on stderr when validation shows the model weak in the #1 plan's regime; last, so that a
+  // One line on stderr when validation shows the model weak in the #1 plan's regime (and one more when
+  // the runs on its hardware profile are weak as a whole); last, so that a
   // failed write stays the command's one line, and not under an export (a script or a config).
   if (a.export_kind.empty())
     if (const std::string note = validation_regime_note(r.top.front().config, p.model.moe.enabled(), a.problem.profiles_dir, p.hardware.name); !note.empty()) {
