@@ -58,13 +58,13 @@ TEST_CASE("estimate: FP8 primary weights are refused in one line without a Trans
 
 TEST_CASE("plan with FP8 primary weights keeps ZeRO 1 and up only") {
   CliResult r = run_cli("plan --model " + kLlama8b + " --hardware b200 --gpus 8 --global-batch 128 --seq 8192 "
-                        "--framework megatron --fp8 current --fp8-param-gather --top 20 --format json");
+                        "--framework megatron --fp8 current --fp8-param-gather --top 100 --format json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("\"zero_stage\": 1") != std::string::npos);
   CHECK(r.out.find("\"zero_stage\": 0") == std::string::npos);
   CliResult without = run_cli("plan --model " + kLlama8b + " --hardware b200 --gpus 8 --global-batch 128 --seq 8192 "
-                              "--framework megatron --fp8 current --top 20 --format json");
+                              "--framework megatron --fp8 current --top 100 --format json");
   REQUIRE(without.exit_code == 0);
   CHECK(without.out.find("\"zero_stage\": 0") != std::string::npos);  // the rule is what removes them
 }

@@ -311,23 +311,29 @@ TEST_CASE("shipped FP8 profiles carry the measured FP8 / BF16 GEMM efficiency ra
   CHECK((3435.2 / 4500.0) / (1770.9 / 2250.0) == Approx(0.970).margin(0.0005));
 }
 
-TEST_CASE("the H100 and H200 profiles carry the GH100's measured sustained / burst GEMM ratio") {
-  // H200 MSMF / MAMF 708.5 / 841.9 (ml-engineering branch fast-mamf at 082816f, one GPU at a time, thermally
-  // soaked); every GH100 profile carries it, and every Blackwell profile B200's 1456.3 / 1770.9.
+TEST_CASE("the GH100 and Blackwell profiles carry the sustained GEMM rate of the slowest GPU of a busy node") {
+  // ml-engineering branch fast-mamf at 082816f. Alone (one GPU, siblings idle, thermally soaked): MSMF / MAMF
+  // H200 708.5 / 841.9, B200 1456.3 / 1770.9. All 8 GPUs at once (compute/accelerator/benchmarks/README.md,
+  // 5 rounds x 8 GPUs): H200 mean 698.6 over a 4.5 % range against 702.9 alone in the same experiment, B200
+  // 1426.4 over 10.4 % against 1455.7. A synchronous step runs at its slowest GPU: mean - range / 2.
+  const double h200_slowest = 698.6 * (1.0 - 0.045 / 2.0) / 702.9;
+  const double b200_slowest = 1426.4 * (1.0 - 0.104 / 2.0) / 1455.7;
+  CHECK(h200_slowest == Approx(0.9716).margin(0.0005));
+  CHECK(b200_slowest == Approx(0.9289).margin(0.0005));
+  CHECK(708.5 / 841.9 * h200_slowest == Approx(0.818).margin(0.0005));
+  CHECK(1456.3 / 1770.9 * b200_slowest == Approx(0.764).margin(0.0005));
   for (const char* name : {"h100-80gb-sxm", "h200-141gb-sxm", "h100-96gb-hbm2e-500w", "h100-80gb-800g", "h800-80gb-sxm"}) {
     auto r = load_hardware(name, kProfiles);
     REQUIRE(r.ok());
     INFO(name);
-    CHECK(r.value().sustained_clock_fraction == 0.842);
+    CHECK(r.value().sustained_clock_fraction == 0.818);
   }
-  CHECK(708.5 / 841.9 == Approx(0.842).margin(0.0005));
   for (const char* name : {"b200", "b200-750w", "gb200-nvl72", "gb300-nvl72"}) {
     auto r = load_hardware(name, kProfiles);
     REQUIRE(r.ok());
     INFO(name);
-    CHECK(r.value().sustained_clock_fraction == 0.822);
+    CHECK(r.value().sustained_clock_fraction == 0.764);
   }
-  CHECK(1456.3 / 1770.9 == Approx(0.822).margin(0.0005));
   auto a100 = load_hardware("a100-80gb-sxm", kProfiles);
   REQUIRE(a100.ok());
   CHECK(a100.value().sustained_clock_fraction == 1.0);  // its curve was set in training: already sustained
