@@ -81,6 +81,7 @@ RunPrediction predict(const Setup& s, const exec::BackendPrecision& prec, const 
   // device fit check subtracts what is already in use before it compares.
   p.hardware.other_memory_bytes = 0;
   p.job.convention = ParamConvention::Fp32Grads;
+  p.job.knobs.optimizer_states = OptimizerStates{};  // its AdamW keeps fp32 master, m and v whatever the plan says
   using Att = exec::BackendPrecision::Attention;
   p.job.knobs.attention = prec.attention == Att::Materialized ? AttentionKind::Materialized : AttentionKind::Fused;
   // The executor's own fp32 element-wise kernels (costmodel/executor_ops.h), with the bf16 copies

@@ -127,6 +127,7 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                 "(default off)");
   add_megatron_list_options(sub, o.lists);  // --recompute-modules, --cuda-graphs
   add_fsdp_options(sub, o.fsdp);
+  add_optimizer_state_options(sub, o.states);
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -284,6 +285,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   }
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
+  if (auto r = apply_optimizer_state_options(o.app, o.states, job); !r) return r.error();
   return apply_fsdp_options(o.app, o.fsdp, job);
 }
 
@@ -327,6 +329,7 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.knobs.fused_grouped_mlp) j["fused_grouped_mlp"] = true;
   add_megatron_list_json(j, job);  // recompute_modules, cuda_graphs
   add_fsdp_job_json(j, job);
+  add_optimizer_state_json(j, job);
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
@@ -457,6 +460,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
                             "megatron, torchtitan-op or every-N-layers");
   job.ac_policy = *a;
   if (auto r = read_fsdp_job_json(j, file, at, job); !r) return r.error();
+  if (auto r = read_optimizer_state_json(j, file, at, job); !r) return r.error();
   return parse_grad_compression(gc, file, at + ".grad_compression", job);
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli/fsdp_options.h"
 #include "cli/megatron_list_options.h"
+#include "cli/optimizer_state_options.h"
 #include "cli/report_json.h"
 #include "core/error.h"
 #include "core/parallel_config.h"
@@ -35,12 +36,14 @@ struct FeatureOptions {
   bool fused_grouped_mlp = false;        // --fused-grouped-mlp (Megatron-Core: TE op-fuser expert MLP)
   MegatronListOptions lists;             // --recompute-modules, --cuda-graphs (cli/megatron_list_options.h)
   FsdpOptions fsdp;                      // --fsdp-forward-prefetch, --fsdp-backward-prefetch (cli/fsdp_options.h)
+  OptimizerStateOptions states;          // --main-params-dtype, --exp-avg-dtype, --exp-avg-sq-dtype
   CLI::App* app = nullptr;
 };
 
 /// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
 /// --cross-entropy, --train-metric-cross-entropies, --moe-a2a-overlap, --moe-dispatcher, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap,
-/// --overlap-param-gather, --fused-grouped-mlp, --recompute-modules and --cuda-graphs (job-level flags), and FSDP's prefetch flags (cli/fsdp_options.h).
+/// --overlap-param-gather, --fused-grouped-mlp, --recompute-modules and --cuda-graphs (job-level flags), FSDP's prefetch flags (cli/fsdp_options.h)
+/// and the precision-aware optimizer's state dtypes (cli/optimizer_state_options.h).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
 void add_cp_option(CLI::App* sub, int& cp);

@@ -49,7 +49,7 @@ ojson report_bytes(double bytes) {
 }
 
 ojson job_object(const Job& job) {
-  const ParamBytes pb = param_bytes(job.convention);
+  const ParamBytes pb = param_bytes(job);
   ojson bpp = {{"convention", to_string(job.convention)},
                {"weights", report_number(pb.weights)},
                {"gradients", report_number(pb.gradients)},
@@ -192,15 +192,24 @@ static std::string seconds(double s) {
   return buf;
 }
 
+// ", optimizer states main/exp_avg/exp_avg_sq" when the precision-aware optimizer's dtypes are not all fp32.
+static std::string optimizer_states_text(const Job& job) {
+  const OptimizerStates& s = job.knobs.optimizer_states;
+  if (default_states(s)) return "";
+  return std::string(", optimizer states ") + to_string(s.main_params) + "/" + to_string(s.exp_avg) + "/" +
+         to_string(s.exp_avg_sq);
+}
+
 static std::string header(const Problem& p, const ParallelConfig& c) {
   std::ostringstream o;
-  const ParamBytes pb = param_bytes(p.job.convention);
+  const ParamBytes pb = param_bytes(p.job);
   o << "meshplan estimate: " << p.model.name << " (" << human_count(p.model.num_parameters(), "params")
     << active_parameters_text(p.model) << ") on " << p.job.gpus << " x " << p.hardware.name << "\n";
   o << "job:    global batch " << p.job.global_batch << " x seq " << p.job.seq_len << " tokens ("
     << human_count(static_cast<double>(p.job.global_batch) * p.job.seq_len, "tokens") << " per step), "
     << p.job.dtype << ", " << format_number(pb.weights + pb.gradients + pb.optimizer)
-    << " bytes/param (" << to_string(p.job.convention) << "), framework " << to_string(p.job.framework)
+    << " bytes/param (" << to_string(p.job.convention) << optimizer_states_text(p.job)
+    << "), framework " << to_string(p.job.framework)
     << ", " << to_string(p.job.knobs.attention) << " attention"
     << (p.job.fp8 != Fp8Recipe::None ? std::string(", FP8 ") + to_string(p.job.fp8) + " (linear GEMMs)" : "")
     << (p.job.compression != GradCompression::None ? ", grad compression " + grad_compression_text(p.job) : "")

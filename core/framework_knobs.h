@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/moe_dispatcher.h"
+#include "core/optimizer_states.h"
 
 namespace meshplan {
 
@@ -141,6 +142,10 @@ struct FrameworkKnobs {
   /// distributed optimizer's all-gather sends the FP8 bytes (MXFP8: the 16-bit weights into the
   /// gradient buffer, reuse_grad_buf_for_mxfp8_param_ag). costmodel/fp8_params.h.
   bool fp8_param_gather = false;
+  /// Megatron-Core --use-precision-aware-optimizer with --main-params-dtype, --exp-avg-dtype and
+  /// --exp-avg-sq-dtype (core/optimizer_states.h): the bytes the optimizer keeps per parameter. All fp32
+  /// by default (12 bytes); only Megatron and NeMo run other dtypes.
+  OptimizerStates optimizer_states;
   /// Megatron-Core --fp8-dot-product-attention (Transformer Engine's FP8 fused attention; Megatron-Bridge's
   /// MXFP8 "V2" presets for Blackwell set it): with an FP8 recipe, the attention core runs on FP8 inputs,
   /// costed with the profile's measured FP8/16-bit time ratios (costmodel/fp8_attention.h). Off by default.

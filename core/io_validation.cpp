@@ -10,6 +10,7 @@
 #include "core/io_detail.h"
 #include "core/job_features.h"
 #include "core/validation_runs.h"
+#include "core/optimizer_states.h"
 
 namespace meshplan {
 
@@ -51,7 +52,33 @@ struct RunDefaults {
   std::string cudnn_version;
   std::optional<bool> forward_prefetch;
   std::string backward_prefetch;
+  OptimizerStates optimizer_states;
 };
+
+// Megatron-Core's precision-aware optimizer (core/optimizer_states.h): `precision_aware_optimizer` and the
+// three state dtypes over `base` (the file's, for a run); a dtype other than fp32 implies the optimizer.
+OptimizerStates read_optimizer_states(Reader& r, const YAML::Node& n, const std::string& prefix,
+                                      const OptimizerStates& base) {
+  OptimizerStates s = base;
+  s.precision_aware =
+      r.boolean(n, "precision_aware_optimizer", prefix + "precision_aware_optimizer", base.precision_aware, "true|false");
+  for (auto [key, state, out] : {std::tuple{"main_params_dtype", "main_params", &s.main_params},
+                                 std::tuple{"exp_avg_dtype", "exp_avg", &s.exp_avg},
+                                 std::tuple{"exp_avg_sq_dtype", "exp_avg_sq", &s.exp_avg_sq}}) {
+    if (!Reader::has(n, key)) continue;
+    const std::string text = r.text(n, key, prefix + key, std::string("fp32"), "fp32|fp16|bf16|fp8");
+    const auto d = parse_state_dtype(text);
+    if (!d) {
+      r.fail(prefix + key, text, "unknown dtype", "fp32, fp16, bf16 or fp8");
+      continue;
+    }
+    if (const std::string rule = state_dtype_rule(state, *d); !rule.empty())
+      r.fail(prefix + key, text, "Megatron-Core does not store the main params in it", rule);
+    *out = *d;
+    if (*d != StateDtype::Fp32) s.precision_aware = true;
+  }
+  return s;
+}
 
 // Every key a run or a file may carry (validation/README.md). Anything else is refused: a misspelt
 // key would otherwise leave its run costed as if the key were absent, and nothing would say so.
@@ -65,12 +92,14 @@ const std::set<std::string> kRunKeys = {
     "bytes_per_param", "cp_comm", "published_params", "published_params_billion", "memory_gib", "async_tp",
     "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused",
     "model_code", "layers_per_stage", "mtp_layers", "moe_dispatcher", "recompute_modules", "cuda_graphs",
-    "cudnn_version", "fp8_attention", "train_metric_cross_entropies"};
+    "cudnn_version", "fp8_attention", "train_metric_cross_entropies", "precision_aware_optimizer", "main_params_dtype",
+    "exp_avg_dtype", "exp_avg_sq_dtype"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
     "runs", "forward_prefetch", "backward_prefetch", "model_code", "cudnn_version", "fp8_attention",
-    "train_metric_cross_entropies"};
+    "train_metric_cross_entropies", "precision_aware_optimizer", "main_params_dtype", "exp_avg_dtype",
+    "exp_avg_sq_dtype"};
 
 // Levenshtein distance of two short keys (insertions, deletions, substitutions).
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -238,6 +267,10 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   if ((run.forward_prefetch.has_value() || !run.backward_prefetch.empty()) && run.framework != "fsdp")
     r.fail(path + (run.forward_prefetch.has_value() ? ".forward_prefetch" : ".backward_prefetch"), run.framework,
            "is PyTorch FSDP's (FSDP1) setting", "framework: fsdp, or drop the key");
+  run.optimizer_states = read_optimizer_states(r, n, path + ".", defaults.optimizer_states);
+  if (run.optimizer_states.precision_aware && run.framework != "megatron" && run.framework != "nemo")
+    r.fail(path + ".precision_aware_optimizer", run.framework.empty() ? "meshplan" : run.framework,
+           "is Megatron-Core's precision-aware optimizer", "framework: megatron or nemo, or drop the optimizer-state keys");
   run.fp8_param_gather =
       r.boolean(n, "fp8_param_gather", path + ".fp8_param_gather", defaults.fp8_param_gather, "true|false");
   // Transformer Engine's FP8 attention needs one of its FP8 recipes (costmodel/fp8_attention.h).
@@ -340,6 +373,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   if (!defaults.backward_prefetch.empty() && !parse_backward_prefetch(defaults.backward_prefetch))
     r.fail("backward_prefetch", defaults.backward_prefetch, "unknown backward_prefetch",
            "pre (BACKWARD_PRE), post (BACKWARD_POST) or none");
+  defaults.optimizer_states = read_optimizer_states(r, root, "", OptimizerStates{});
   defaults.fp8_param_gather = r.boolean(root, "fp8_param_gather", "fp8_param_gather", false, "true|false");
   defaults.fp8_attention = r.boolean(root, "fp8_attention", "fp8_attention", false, "true|false");
   defaults.fused_kernel = r.text(root, "fused_kernel", "fused_kernel", std::string(), kKernels);

@@ -180,6 +180,9 @@ void validate_features(const Problem& p, const ParallelConfig& c, const std::str
     e.push_back(make_error(w, "--grad-compression", grad_compression_text(p.job), why, "use --zero 0"));
   if (const std::string fp8 = fp8_param_gather_zero_rule(p.job, c.zero_stage); !fp8.empty())
     e.push_back(make_error(w, "--fp8-param-gather", "true", fp8, "use --zero 1 (or 3), or drop --fp8-param-gather"));
+  if (const std::string pa = precision_aware_zero_rule(p.job.knobs.optimizer_states, c.zero_stage); !pa.empty())
+    e.push_back(make_error(w, "--precision-aware-optimizer", "true", pa,
+                           "use --zero 1 (or 2, 3), or drop the optimizer-state dtypes"));
   if (const std::string tp = tp_comm_overlap_rule(p.job, c); !tp.empty())
     e.push_back(make_error(w, "--tp-comm-overlap", "true", tp, "add --sequence-parallel, or drop --tp-comm-overlap"));
   if (const std::string pg = param_gather_overlap_rule(p.job, c); !pg.empty())

@@ -71,6 +71,15 @@ ParamBytes param_bytes(ParamConvention c) {
   return {};
 }
 
+ParamBytes param_bytes(const Job& job) {
+  ParamBytes pb = param_bytes(job.convention);
+  // The 16-bit remainder of fp32 master weights (core/optimizer_states.h): bf16 weights that are not FP8
+  // primary weights (with those Megatron-Core keeps the fp32 master itself).
+  const bool remainders = job.dtype == "bf16" && !fp8_param_gather_on(job);
+  pb.optimizer = optimizer_state_bytes(job.knobs.optimizer_states, remainders);
+  return pb;
+}
+
 std::vector<int> layers_per_chunk(const ModelSpec& m, const ParallelConfig& cfg) {
   const int chunks = cfg.pp * std::max(1, cfg.virtual_stages);
   if (!cfg.layers_per_stage.empty()) return cfg.layers_per_stage;

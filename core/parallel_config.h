@@ -103,6 +103,10 @@ struct Problem {
   Job job;
 };
 
+/// Bytes per parameter of the job: its convention's weights and gradients, and the optimizer states its
+/// framework keeps (FrameworkKnobs::optimizer_states: 12 when all fp32, e.g. 8 with bf16 Adam moments).
+ParamBytes param_bytes(const Job& job);
+
 /// Layers held by each of the pp*v model chunks (chunk c lives on pipeline rank c % pp).
 /// Uses cfg.layers_per_stage when given; otherwise spreads L as evenly as possible, the extra
 /// layers going to the middle chunks (the first and last also hold embedding and LM head).

@@ -56,6 +56,8 @@ struct ValidationRun {
   bool fms_model_code = false;        // `model_code: fms`: fms's eager Llama code (FrameworkKnobs::fms_model_code)
   bool fp8_param_gather = false;      // Megatron-Core --fp8-param-gather (FrameworkKnobs::fp8_param_gather)
   bool fp8_attention = false;         // Megatron-Core --fp8-dot-product-attention (FrameworkKnobs::fp8_attention)
+  OptimizerStates optimizer_states;   // Megatron-Core's precision-aware optimizer (`precision_aware_optimizer`,
+                                      // `main_params_dtype`, `exp_avg_dtype`, `exp_avg_sq_dtype`; FrameworkKnobs)
   std::string fp8_recipe;       // issue 11: "" (the framework's default, delayed), current-scaling, tensorwise, rowwise, blockwise, mxfp8
   std::string cp_comm;          // issue 11: "" = p2p (Megatron-Core default), all_gather, a2a
   int ep = 1;                   // expert-parallel size (MoE runs)

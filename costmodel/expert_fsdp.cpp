@@ -36,14 +36,14 @@ ExpertLayerCollectives expert_layer_collectives(const Problem& p, const Parallel
   const double pe = moe_layer_expert_params(p.model, cfg);
   const double r = moe_layer_fraction(p.model);
   ExpertLayerCollectives out;
-  out.gather_s = r * all_gather_s(hw, g, pe * param_bytes(p.job.convention).weights);
+  out.gather_s = r * all_gather_s(hw, g, pe * param_bytes(p.job).weights);
   out.reduce_s = r * reduce_scatter_s(hw, g, pe * grad_reduce_bytes_per_param(p));
   return out;
 }
 
 double expert_gather_buffer_bytes(const Problem& p, const ParallelConfig& cfg) {
   if (!experts_fully_sharded(p, cfg)) return 0.0;
-  return 2.0 * moe_layer_expert_params(p.model, cfg) * param_bytes(p.job.convention).weights;
+  return 2.0 * moe_layer_expert_params(p.model, cfg) * param_bytes(p.job).weights;
 }
 
 Fsdp2CopyTimes expert_fsdp2_copy_times(const Problem& p, const ParallelConfig& cfg) {

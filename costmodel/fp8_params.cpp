@@ -23,7 +23,7 @@ double dense_linear_parameters(const Problem& p, const ParallelConfig& cfg) {
 
 double fp8_param_saved_bytes(const Problem& p, const ParallelConfig& cfg, int layers) {
   if (!fp8_primary_weights(p)) return 0.0;
-  const double w = param_bytes(p.job.convention).weights;
+  const double w = param_bytes(p.job).weights;
   const bool sharded = cfg.zero_stage >= 3;
   const double per_param = sharded ? w - fp8_weight_bytes_per_param(p.job.fp8, fp8_gemm_needs_transposes(p.hardware)) : w;
   const double d = sharded ? static_cast<double>(zero_shard_size(cfg)) : 1.0;
@@ -33,7 +33,7 @@ double fp8_param_saved_bytes(const Problem& p, const ParallelConfig& cfg, int la
 }
 
 double param_gather_bytes(const Problem& p, const ParallelConfig& cfg, double params, int layers) {
-  const double w = param_bytes(p.job.convention).weights;
+  const double w = param_bytes(p.job).weights;
   if (!fp8_primary_weights(p) || p.job.fp8 == Fp8Recipe::Mxfp8) return params * w;
   const double linear = std::min(params, layers * dense_linear_parameters(p, cfg));
   return (params - linear) * w + linear * 1.0;

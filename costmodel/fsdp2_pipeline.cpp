@@ -18,7 +18,7 @@ bool pipeline_keeps_unsharded(const Problem& p, const ParallelConfig& cfg) {
 
 StaticBytes pipeline_unsharded_static_bytes(const Problem& p, double params, const StaticBytes& base) {
   StaticBytes out = base;
-  out.weights = params * param_bytes(p.job.convention).weights;
+  out.weights = params * param_bytes(p.job).weights;
   out.gradients = params * kFsdp2ReduceBytes;
   return out;
 }

@@ -8,7 +8,7 @@ namespace meshplan {
 
 double grad_reduce_bytes_per_param(const Problem& p) {
   const double knob = p.job.knobs.dp_reduce_bytes;
-  return knob > 0 ? knob : param_bytes(p.job.convention).gradients;
+  return knob > 0 ? knob : param_bytes(p.job).gradients;
 }
 
 double grad_accumulation_pass_s(const Problem& p, const ParallelConfig& cfg, int chunk) {

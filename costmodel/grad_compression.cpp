@@ -43,7 +43,7 @@ MatrixShapes stage_matrices(const Problem& p, const ParallelConfig& cfg, int sta
 CompressedReduction compressed_reduction(const Problem& p, const ParallelConfig& cfg, int stage,
                                          const GroupPlacement& g) {
   const HardwareProfile& hw = p.hardware;
-  const double gb = param_bytes(p.job.convention).gradients;
+  const double gb = param_bytes(p.job).gradients;
   const double N = stage_parameters_per_gpu(p.model, cfg, stage);
   const double n = static_cast<double>(g.size);
   CompressedReduction r;

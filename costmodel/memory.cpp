@@ -20,7 +20,10 @@
 namespace meshplan {
 
 StaticBytes static_bytes(double parameters, ParamConvention c, int zero_stage, int dp) {
-  const ParamBytes pb = param_bytes(c);
+  return static_bytes(parameters, param_bytes(c), zero_stage, dp);
+}
+
+StaticBytes static_bytes(double parameters, const ParamBytes& pb, int zero_stage, int dp) {
   const double d = static_cast<double>(dp);
   StaticBytes s;
   s.weights = parameters * pb.weights / (zero_stage >= 3 ? d : 1.0);
@@ -107,7 +110,7 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
   if (cfg.zero_stage >= 3 && !pipeline_keeps_unsharded(p, cfg)) {
     // Current and prefetched layer gathered to full (TP-local) size (under a pipeline that keeps the
     // stage unsharded, its whole weights are counted as static: costmodel/fsdp2_pipeline.h).
-    bytes += 2.0 * layer_parameters_per_gpu(m, t) * param_bytes(p.job.convention).weights;
+    bytes += 2.0 * layer_parameters_per_gpu(m, t) * param_bytes(p.job).weights;
     bytes += expert_gather_buffer_bytes(p, cfg);  // ZeRO-3 with EP: the gathered experts (costmodel/expert_fsdp.h)
   }
   return bytes;
@@ -115,7 +118,7 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
 
 MemoryBreakdown stage_memory(const Problem& p, const ParallelConfig& cfg, int stage) {
   const double params = stage_parameters_per_gpu(p.model, cfg, stage);
-  StaticBytes st = static_bytes(params, p.job.convention, cfg.zero_stage, zero_shard_size(cfg));  // HSDP: costmodel/hsdp.h
+  StaticBytes st = static_bytes(params, param_bytes(p.job), cfg.zero_stage, zero_shard_size(cfg));  // HSDP: costmodel/hsdp.h
   if (pipeline_keeps_unsharded(p, cfg)) st = pipeline_unsharded_static_bytes(p, params, st);
   const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
   MemoryBreakdown mb;
@@ -161,7 +164,7 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
                                         mtp_extra_activation_bytes(p, cfg)) +
                       loss_chunk_working_bytes(m, b, s, t, p.job.knobs.loss_chunk_bytes);
   if (cfg.zero_stage >= 3 && !pipeline_keeps_unsharded(p, cfg))
-    k.zero3_buffers = 2.0 * k.layer_params * param_bytes(p.job.convention).weights + expert_gather_buffer_bytes(p, cfg);
+    k.zero3_buffers = 2.0 * k.layer_params * param_bytes(p.job).weights + expert_gather_buffer_bytes(p, cfg);
   return k;
 }
 }  // namespace
@@ -169,7 +172,7 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
 // Fast path of max over stages of stage_memory (the reference; a test compares them).
 MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
   const MemoryTerms k = memory_terms(p, cfg);
-  const ParamBytes pb = param_bytes(p.job.convention);
+  const ParamBytes pb = param_bytes(p.job);
   const double d = static_cast<double>(zero_shard_size(cfg));  // ZeRO shards over dp * cp (HSDP: its shard group)
   const double shard_w = cfg.zero_stage >= 3 ? d : 1.0, shard_g = cfg.zero_stage >= 2 ? d : 1.0,
                shard_o = cfg.zero_stage >= 1 ? d : 1.0;

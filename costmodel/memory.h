@@ -18,6 +18,8 @@ struct StaticBytes {
 };
 
 StaticBytes static_bytes(double parameters, ParamConvention c, int zero_stage, int dp);
+/// The same with the job's bytes per parameter (param_bytes(const Job&): its optimizer states).
+StaticBytes static_bytes(double parameters, const ParamBytes& pb, int zero_stage, int dp);
 
 /// Parameters of one transformer layer held by one GPU: matrices split by TP, norms replicated.
 double layer_parameters_per_gpu(const ModelSpec& m, int tp);

@@ -225,7 +225,7 @@ ExpertSync expert_sync(const Problem& p, const ParallelConfig& cfg, double param
   if (edp <= 1 || params <= 0.0 || experts_fully_sharded(p, cfg)) return out;
   const HardwareProfile& hw = p.hardware;
   const GroupPlacement g = expert_data_group(hw, cfg);
-  const ParamBytes pb = param_bytes(p.job.convention);
+  const ParamBytes pb = param_bytes(p.job);
   const double grads = params * pb.gradients;
   if (cfg.zero_stage == 0) out.reduce_s = all_reduce_s(hw, g, grads);
   else if (cfg.zero_stage == 1) out.reduce_s = reduce_scatter_s(hw, g, grads);
@@ -255,7 +255,7 @@ double expert_chunk_reduce_s(const Problem& p, const ParallelConfig& cfg, int ch
 
 double expert_chunk_grad_bytes(const Problem& p, const ParallelConfig& cfg, int chunk) {
   if (!p.model.moe.enabled()) return 0.0;
-  return chunk_expert_parameters_per_gpu(p.model, cfg, chunk) * param_bytes(p.job.convention).gradients;
+  return chunk_expert_parameters_per_gpu(p.model, cfg, chunk) * param_bytes(p.job).gradients;
 }
 
 }  // namespace meshplan

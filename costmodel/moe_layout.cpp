@@ -42,7 +42,7 @@ double stage_expert_parameters_per_gpu(const ModelSpec& m, const ParallelConfig&
 StaticBytes stage_expert_static_bytes(const Problem& p, const ParallelConfig& cfg, int stage) {
   if (!p.model.moe.enabled()) return StaticBytes{};
   const double params = stage_expert_parameters_per_gpu(p.model, cfg, stage);
-  const StaticBytes sharded = static_bytes(params, p.job.convention, cfg.zero_stage, std::max(1, expert_data_parallel(cfg)));
+  const StaticBytes sharded = static_bytes(params, param_bytes(p.job), cfg.zero_stage, std::max(1, expert_data_parallel(cfg)));
   // FSDP2 under a pipeline keeps the stage's experts gathered all step, as its dense units
   // (costmodel/fsdp2_pipeline.h, costmodel/expert_fsdp.h).
   if (experts_fully_sharded(p, cfg) && pipeline_keeps_unsharded(p, cfg))

@@ -141,7 +141,7 @@ double tied_embedding_sync_s(const Problem& p, const ParallelConfig& cfg) {
   // gradient (V*h/t values per GPU) between the two once per step; so it does for the copy of the
   // embedding the MTP stage builds (costmodel/mtp.h), one all-reduce for both.
   const double bytes = static_cast<double>(p.model.vocab_size) * static_cast<double>(p.model.hidden_size) /
-                       cfg.tp * param_bytes(p.job.convention).gradients;
+                       cfg.tp * param_bytes(p.job).gradients;
   GroupPlacement ends;
   ends.size = 2;
   ends.per_node = 1;
@@ -258,7 +258,7 @@ DpComm dp_comm(const Problem& p, const ParallelConfig& cfg, int stage, const Sta
 }
 
 double optimizer_time_s(const Problem& p, const ParallelConfig& cfg, int stage) {
-  const ParamBytes pb = param_bytes(p.job.convention);
+  const ParamBytes pb = param_bytes(p.job);
   const double local = stage_parameters_per_gpu(p.model, cfg, stage) / (cfg.zero_stage >= 1 ? zero_shard_size(cfg) : 1) +
                        stage_expert_static_bytes(p, cfg, stage).optimizer / pb.optimizer;
   // Adam reads the gradient and fp32 master/m/v, writes master/m/v and the 16-bit working weights;
@@ -378,7 +378,7 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
 StepCosts step_costs(const Problem& p, const ParallelConfig& cfg) {
   const LayerCosts lc = layer_costs(p, cfg);
   const HardwareProfile& hw = p.hardware;
-  const ParamBytes pb = param_bytes(p.job.convention);
+  const ParamBytes pb = param_bytes(p.job);
   const GroupPlacement dp_group = zero_shard_group(hw, cfg);  // grad_group but under HSDP (costmodel/hsdp.h)
   const int v = std::max(1, cfg.virtual_stages);
   const int chunks = cfg.pp * v;

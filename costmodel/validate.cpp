@@ -68,6 +68,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.fms_model_code = run.fms_model_code;
   k.fp8_param_gather = run.fp8_param_gather;
   k.fp8_attention = run.fp8_attention;
+  k.optimizer_states = run.optimizer_states;
   if (run.torch_compile) k.torch_compile = *run.torch_compile;  // torchtitan's `compile:` when given
   k.fused_rmsnorm = run.fused_rmsnorm;
   k.dp_all_reduce = run.dp_all_reduce;

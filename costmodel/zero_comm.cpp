@@ -36,7 +36,7 @@ ShardedCollectives sharded_collectives(const Problem& p, const ParallelConfig& c
                                        const GroupPlacement& g) {
   const HardwareProfile& hw = p.hardware;
   const ShardingKnobs& k = p.job.knobs.sharding;
-  const ParamBytes pb = param_bytes(p.job.convention);
+  const ParamBytes pb = param_bytes(p.job);
   const double reduce_bytes = grad_reduce_bytes_per_param(p);  // on the wire (FrameworkKnobs::dp_reduce_bytes)
   const double layer = layer_parameters_per_gpu(p.model, cfg.tp);
   ShardedCollectives c;

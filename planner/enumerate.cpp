@@ -203,11 +203,13 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, i
   restrict_to_offload(p, d);  // planner/offload_space.h
   restrict_to_graphs(p, d);   // planner/graph_space.h
   // A compressed DP reduction replaces DDP's all-reduce: ZeRO 0 only (core/job_features.h).
-  // FP8 primary weights need the distributed optimizer or Megatron-FSDP: ZeRO 1+ (core/job_features.h).
+  // FP8 primary weights need the distributed optimizer or Megatron-FSDP: ZeRO 1+ (core/job_features.h),
+  // and so does the precision-aware optimizer (core/optimizer_states.h).
   d.zeros.erase(std::remove_if(d.zeros.begin(), d.zeros.end(),
                                [&](int z) {
                                  return !compression_zero_rule(p.job.compression, z).empty() ||
-                                        !fp8_param_gather_zero_rule(p.job, z).empty();
+                                        !fp8_param_gather_zero_rule(p.job, z).empty() ||
+                                        !precision_aware_zero_rule(p.job.knobs.optimizer_states, z).empty();
                                }),
                 d.zeros.end());
   if (!s.dp_overlap.empty()) d.dp_overlaps = s.dp_overlap;

@@ -131,6 +131,13 @@ void offload_args(const Problem& p, ArgList& a) {
 void precision_args(const Problem& p, ArgList& a) {
   a.arg(p.job.dtype == "fp16" ? "--fp16" : "--bf16");  // dtype checked by megatron_args
   a.arg("--main-grads-dtype", "fp32");  // Megatron's default, stated: the cost counts 4-byte grads
+  // Megatron-Core's precision-aware optimizer (core/optimizer_states.h), as costed.
+  if (const OptimizerStates& s = p.job.knobs.optimizer_states; s.precision_aware) {
+    a.arg("--use-precision-aware-optimizer");
+    a.arg("--main-params-dtype", to_string(s.main_params));
+    a.arg("--exp-avg-dtype", to_string(s.exp_avg));
+    a.arg("--exp-avg-sq-dtype", to_string(s.exp_avg_sq));
+  }
   if (p.job.fp8 != Fp8Recipe::None) {
     // E4M3 forward, E5M2 gradients (TE Format.HYBRID). Megatron's --fp8-recipe names current
     // scaling "tensorwise"; delayed scaling is costed with TE's 1024-entry amax history (Megatron's

@@ -244,6 +244,13 @@ Result<bool> check_framework_export(const std::string& kind, const Problem& p, c
     return make_error(where, "fp8_param_gather", "true",
                       "is Megatron-Core's FP8 primary weights; the " + kind + " export does not state it",
                       "plan without --fp8-param-gather, or export for megatron (or slurm, torchrun)");
+  // Megatron-Core's precision-aware optimizer: only its command line states it (the NeMo YAML names Apex's
+  // distributed_fused_adam, which has no per-moment dtypes).
+  if (const OptimizerStates& s = p.job.knobs.optimizer_states; s.precision_aware && kind != "megatron")
+    return make_error(where, "optimizer_states",
+                      std::string(to_string(s.main_params)) + "/" + to_string(s.exp_avg) + "/" + to_string(s.exp_avg_sq),
+                      "is Megatron-Core's precision-aware optimizer; the " + kind + " export does not state it",
+                      "plan without the optimizer-state flags, or export for megatron (or slurm, torchrun)");
   // FSDP1's prefetch settings (Composer's, say): torchtitan's FSDP2 trainer, what the fsdp and torchtitan
   // exports run, prefetches one unit ahead in both passes, the default costing.
   const ShardingKnobs& k = p.job.knobs.sharding;

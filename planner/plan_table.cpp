@@ -68,7 +68,7 @@ void add_expert_columns(const SearchResult& r, std::vector<std::vector<std::stri
 
 std::string header(const Problem& p, const SearchOptions& opt, const SearchResult& r) {
   std::ostringstream o;
-  const ParamBytes pb = param_bytes(p.job.convention);
+  const ParamBytes pb = param_bytes(p.job);
   o << "meshplan plan: " << p.model.name << " ("
     << human_count(p.model.num_parameters(), "parameters") << active_parameters_text(p.model) << ") on " << p.job.gpus << " x "
     << p.hardware.name << " (" << p.hardware.gpus_per_node << " per node), global batch "

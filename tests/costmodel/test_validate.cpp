@@ -684,3 +684,29 @@ TEST_CASE("cuda_graphs and recompute_modules are read per run, reach the knobs, 
     CHECK(r.error().field == b.field);
   }
 }
+
+TEST_CASE("validation optimizer-state keys reach the knobs, imply the precision-aware optimizer and shrink the state") {
+  const std::string row = one_run_with("exp_avg_dtype: bf16, exp_avg_sq_dtype: bf16");
+  auto ok = parse_validation(row + "megatron}\n", "t.yaml");
+  REQUIRE(ok.ok());
+  const FrameworkKnobs k = run_framework(ok.value().runs[0]);
+  CHECK(k.optimizer_states.precision_aware);
+  CHECK(k.optimizer_states.exp_avg == StateDtype::Bf16);
+  CHECK(k.optimizer_states.main_params == StateDtype::Fp32);
+  auto plain = parse_validation(one_run_with("recompute: none") + "megatron}\n", "t.yaml");
+  REQUIRE(plain.ok());
+  auto hw = load_hardware("h100-80gb-sxm", kSource + "/hardware-profiles");
+  REQUIRE(hw.ok());
+  auto a = predict_run(plain.value(), plain.value().runs[0], hw.value());
+  auto b = predict_run(ok.value(), ok.value().runs[0], hw.value());
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  // ZeRO 1: 12 -> 6 bytes per parameter of optimizer state (bf16 weights keep the 16-bit remainder).
+  CHECK(b.value().estimate.memory.optimizer_bytes == Approx(a.value().estimate.memory.optimizer_bytes / 2.0));
+  auto bad = parse_validation(row + "fsdp}\n", "t.yaml");
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().field == "runs[0].precision_aware_optimizer");
+  auto bad_dtype = parse_validation(one_run_with("main_params_dtype: bf16") + "megatron}\n", "t.yaml");
+  REQUIRE(!bad_dtype.ok());
+  CHECK(bad_dtype.error().field == "runs[0].main_params_dtype");
+}
