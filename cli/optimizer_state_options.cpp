@@ -34,7 +34,7 @@ void add_optimizer_state_options(CLI::App* sub, OptimizerStateOptions& o) {
                  {"fp32", "fp16", "bf16", "fp8"});
 }
 
-// One state's value: parsed, accepted by Megatron-Core, and only under a framework that runs it.
+// Only Megatron-Core (megatron, nemo) runs the precision-aware optimizer.
 static Result<bool> needs_megatron(const Job& job, const std::string& where, const std::string& field,
                                    const std::string& value) {
   if (runs_megatron_core_option(job.framework)) return true;
@@ -44,6 +44,7 @@ static Result<bool> needs_megatron(const Job& job, const std::string& where, con
                     "add --framework megatron or nemo, or drop it");
 }
 
+// One state's value: parsed, accepted by Megatron-Core, and only under a framework that runs it.
 static Result<StateDtype> state_value(const Job& job, const std::string& where, const std::string& field,
                                       const std::string& state, const std::string& value) {
   const auto d = parse_state_dtype(value);
