@@ -15,7 +15,7 @@ const std::string kModel = "--model " + kLlama8b + " --hardware h100-80gb-sxm --
 const std::string kBase = "estimate " + kModel + "--framework megatron --tp 1 --pp 1 --zero 1 --micro-batch 1 ";
 }  // namespace
 
-TEST_CASE("estimate with bf16 Adam moments keeps 6 bytes of optimizer state per parameter, round-trips, exports") {
+TEST_CASE("estimate with bf16 Adam moments keeps 6 bytes of optimizer state per parameter and round-trips and exports") {
   const std::string plan = scratch_dir() + "/optimizer-states-plan.json";
   CliResult plain = run_cli(kBase + "--format json");
   CliResult aware = run_cli(kBase + "--precision-aware-optimizer --format json");
@@ -54,7 +54,7 @@ TEST_CASE("plan with the precision-aware optimizer keeps ZeRO 1 and up only") {
   CHECK(r.out.find("\"zero_stage\": 0") == std::string::npos);
 }
 
-TEST_CASE("the optimizer-state flags are refused in one line outside Megatron-Core, at ZeRO 0 and in other exports") {
+TEST_CASE("the optimizer-state flags are refused in one line outside Megatron-Core and at ZeRO 0 and in other exports") {
   check_bad("estimate " + kModel + "--zero 1 --exp-avg-dtype bf16", {"--exp-avg-dtype", "meshplan"});
   check_bad("estimate " + kModel + "--framework deepspeed --zero 1 --precision-aware-optimizer",
             {"--precision-aware-optimizer", "deepspeed"});

@@ -7,7 +7,7 @@
 
 using namespace meshplan;
 
-TEST_CASE("optimizer state bytes: fp32 master and moments 12, the 16-bit remainder 2, bf16 and fp8 moments") {
+TEST_CASE("optimizer state bytes: fp32 master and moments 12 and the 16-bit remainder 2 with bf16 and fp8 moments") {
   OptimizerStates s;
   CHECK(default_states(s));
   CHECK(optimizer_state_bytes(s, true) == 12.0);  // no precision-aware optimizer: no remainder
@@ -40,7 +40,7 @@ TEST_CASE("optimizer state dtypes: names round-trip and Megatron-Core's accepted
   CHECK(precision_aware_zero_rule(s, 3).empty());
 }
 
-TEST_CASE("a job's bytes per parameter take its optimizer states: bf16 weights keep the remainder, FP8 primary weights do not") {
+TEST_CASE("a job's bytes per parameter take its optimizer states: bf16 weights keep the remainder and FP8 primary weights do not") {
   Job job;
   job.convention = ParamConvention::Megatron;
   CHECK(param_bytes(job).optimizer == 12.0);

@@ -685,7 +685,7 @@ TEST_CASE("cuda_graphs and recompute_modules are read per run, reach the knobs, 
   }
 }
 
-TEST_CASE("validation optimizer-state keys reach the knobs, imply the precision-aware optimizer and shrink the state") {
+TEST_CASE("validation optimizer-state keys reach the knobs and imply the precision-aware optimizer and shrink the state") {
   const std::string row = one_run_with("exp_avg_dtype: bf16, exp_avg_sq_dtype: bf16");
   auto ok = parse_validation(row + "megatron}\n", "t.yaml");
   REQUIRE(ok.ok());
