@@ -18,6 +18,7 @@
 #include "cli/report.h"
 #include "cli/report_json.h"
 #include "core/limits.h"
+#include "core/te_attention_backend.h"
 #include "planner/diagnose.h"
 #include "cli/regime_note.h"
 #include "planner/explain.h"
@@ -340,6 +341,11 @@ int run_plan(const PlanArgs& in) {
       std::cout.flush();  // the table's last line first where both streams share one file
       std::cerr << note << "\n";
     }
+  // Every candidate was costed on the attention path the releases allow (core/te_attention_backend.h).
+  if (const std::string te = te_attention_note(p.job.knobs, p.model, p.hardware.compute_capability); !te.empty()) {
+    std::cout.flush();
+    std::cerr << "note: " << te << "\n";
+  }
   return kExitOk;
 }
 

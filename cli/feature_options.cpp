@@ -12,6 +12,7 @@
 
 #include "cli/help_text.h"
 #include "core/attention_library.h"
+#include "core/te_attention_backend.h"
 #include "core/framework.h"
 #include "core/job_features.h"
 #include "cli/megatron_list_options.h"
@@ -54,6 +55,11 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                   "cuDNN release the job runs: its fused attention is costed with the profile's cudnn curve of "
                   "that release, or of the newest measured release before it (cuDNN's SDPA got 1.5x faster on "
                   "GB200 from 9.13 to 9.22) (default: the profile's newest)");
+  sub->add_option("--te-version", o.te_version,
+                  "Transformer Engine release a megatron or nemo job runs: with --cudnn-version it decides whether "
+                  "TE's cuDNN attention takes the model's head dims on this GPU (Blackwell before TE 2.5 / cuDNN "
+                  "9.11: nothing above 128, so MLA's 192/128 runs TE's unfused attention, costed as materialized; "
+                  "equal dims up to 256 run flash-attn 2) (default: today's release, which takes them)");
   sub->add_option("--ac-policy", o.ac_policy,
                   "How --recompute is carried out: megatron (selective = attention core, full = every layer), "
                   "torchtitan-op (selective = torchtitan's op-level SAC: every other matmul, SDPA and "
@@ -188,6 +194,8 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   if (!o.cudnn_version.empty() && !valid_library_version(o.cudnn_version))
     return make_error(kCmd, "--cudnn-version", o.cudnn_version, "not a release number",
                       "dot-separated integers, e.g. 9.17.0");
+  if (!o.te_version.empty() && !valid_library_version(o.te_version))
+    return make_error(kCmd, "--te-version", o.te_version, "not a release number", "dot-separated integers, e.g. 2.2");
   // No default of its own: the framework's kernel (core/framework.cpp) stands unless the flag is given.
   if (given(o.app, "--attention-kernel")) {
     auto k = parse_fused_kernel(o.attention_kernel);
@@ -296,6 +304,10 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job) {
   if (given(o.app, "--cudnn-version"))
     return make_error(kCmd, "--cudnn-version", o.cudnn_version, "does not apply to --plan",
                       "the plan file keeps the curve it was made with: re-run plan or estimate with --cudnn-version");
+  // The attention path the release took is in the plan file's job (its attention and kernel).
+  if (given(o.app, "--te-version"))
+    return make_error(kCmd, "--te-version", o.te_version, "does not apply to --plan",
+                      "the plan file keeps the attention path it was made with: re-run plan or estimate with --te-version");
   return apply(o, job, true);
 }
 
@@ -320,6 +332,8 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.knobs.train_metric_cross_entropies > 0) j["train_metric_cross_entropies"] = job.knobs.train_metric_cross_entropies;
   if (job.knobs.moe_a2a_overlap) j["moe_a2a_overlap"] = true;
   if (job.knobs.moe_dispatcher != MoeDispatcher::AllToAll) j["moe_dispatcher"] = to_string(job.knobs.moe_dispatcher);
+  // The release's fallback (core/te_attention_backend.h): the cost is in "attention" / "attention_kernel", this says why.
+  if (job.knobs.te_attention != TeAttentionPath::Cudnn) j["te_attention"] = to_string(job.knobs.te_attention);
   if (job.knobs.activation_offload_layers > 0) j["activation_offload_layers"] = job.knobs.activation_offload_layers;
   // Only with a Transformer Engine recipe (costmodel/fp8_params.h), so that the file reads back.
   if (fp8_param_gather_on(job)) j["fp8_param_gather"] = true;
@@ -410,6 +424,12 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
                             " does not run it",
                         "framework megatron or nemo, or drop the key");
     job.knobs.moe_dispatcher = *d;
+  }
+  if (j.is_object() && j.contains("te_attention")) {
+    const ojson& v = j["te_attention"];
+    const auto t = v.is_string() ? parse_te_attention_path(v.get<std::string>()) : std::nullopt;
+    if (!t) return make_error(file, at + ".te_attention", v.dump(), "unknown attention path", "cudnn, flash_attn or unfused");
+    job.knobs.te_attention = *t;
   }
   if (j.is_object() && j.contains("activation_offload_layers")) {
     const ojson& v = j["activation_offload_layers"];

@@ -22,6 +22,7 @@ struct FeatureOptions {
   std::string grad_compression = "none"; // --grad-compression none|powersgd:R|onebit-adam|onebit-lamb|topk:F
   std::string attention_kernel;          // --attention-kernel flash2|flash1|triton|cudnn ("" = the framework's)
   std::string cudnn_version;             // --cudnn-version 9.17.0 ("" = the profile's newest cudnn curve)
+  std::string te_version;                // --te-version 2.2 ("" = today's: core/te_attention_backend.h)
   std::string ac_policy = "megatron";    // --ac-policy megatron|torchtitan-op|every-N-layers
   std::string torch_compile;             // --torch-compile on|off ("" = the framework's: off for torchtitan)
   std::string cross_entropy;             // --cross-entropy unfused|fused|generic ("" = the framework's)

@@ -13,6 +13,7 @@
 #include "cli/help_text.h"
 #include "cli/plan_file.h"
 #include "core/attention_library.h"
+#include "core/te_attention_backend.h"
 #include "core/framework.h"
 #include "core/io.h"
 #include "core/limits.h"
@@ -208,6 +209,9 @@ Result<Problem> load_problem(const ProblemOptions& o) {
   p.job = job.value();
   // The cuDNN release's attention curve (core/attention_library.h); a plan file embeds the chosen one.
   select_attention_library(p.hardware, "cudnn", o.features.cudnn_version);
+  // Whether the releases' TE takes fused attention for these head dims here (core/te_attention_backend.h).
+  apply_te_attention_path(p.job.knobs, p.model, p.hardware.compute_capability, o.features.te_version,
+                          o.features.cudnn_version);
   return p;
 }
 

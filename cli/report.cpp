@@ -16,6 +16,7 @@
 #include "core/megatron_overlap.h"
 #include "core/cuda_graphs.h"
 #include "core/recompute_modules.h"
+#include "core/te_attention_backend.h"
 #include "costmodel/fp8_attention.h"
 #include "costmodel/fp8_params.h"
 #include "planner/plan_table.h"
@@ -282,6 +283,9 @@ std::string estimate_table(const Problem& p, const StepEstimate& e) {
     s += "note: " + p.model.name + "'s config describes " + std::to_string(p.model.checkpoint_mtp_layers) +
          " multi-token-prediction module(s) (num_nextn_predict_layers), not trained here: --mtp-layers " +
          std::to_string(p.model.checkpoint_mtp_layers) + " trains them (--framework megatron or nemo)\n";
+  // A release whose TE has no fused attention for these head dims here (core/te_attention_backend.h).
+  if (const std::string te = te_attention_note(p.job.knobs, p.model, p.hardware.compute_capability); !te.empty())
+    s += "note: " + te + "\n";
   return s;
 }
 

@@ -122,6 +122,12 @@ const char* to_string(CrossEntropyKernel k);
 /// "generic", "unfused", "fused", "torch_fp32", "te_inplace", "te", "flash_xentropy".
 std::optional<CrossEntropyKernel> parse_cross_entropy(const std::string& s);
 
+/// The attention path Transformer Engine takes for the model's head dimensions on the GPU, given the job's
+/// TE and cuDNN releases (core/te_attention_backend.h): its cuDNN fused attention, flash-attn 2, or its
+/// UnfusedDotProductAttention.
+enum class TeAttentionPath { Cudnn, FlashAttention, Unfused };
+const char* to_string(TeAttentionPath p);
+
 /// Everything a training framework decides that the cost model needs (issue 12's --framework sets
 /// these together; each is also a flag of its own).
 struct FrameworkKnobs {
@@ -129,6 +135,9 @@ struct FrameworkKnobs {
   ShardingKnobs sharding;
   /// Added for issue 10 (prediction fidelity); costmodel/tp_overlap.h and costmodel/attention.cpp.
   FusedAttentionKernel fused_kernel = FusedAttentionKernel::FlashAttention2;
+  /// Where a Megatron-Core / NeMo job's release cannot run TE's cuDNN attention for these head dims
+  /// (core/te_attention_backend.h), what it fell back to; `attention` / `fused_kernel` carry the cost.
+  TeAttentionPath te_attention = TeAttentionPath::Cudnn;
   /// Megatron --tp-comm-overlap: Transformer Engine splits each TP all-gather / reduce-scatter into
   /// chunks pipelined with the GEMM that consumes / produces it (userbuffers). Off by default, as in
   /// Megatron (megatron/training/arguments.py: action='store_true').

@@ -50,6 +50,7 @@ struct RunDefaults {
   std::string cross_entropy;
   int64_t train_metric_cross_entropies = 0;
   std::string cudnn_version;
+  std::string te_version;
   std::optional<bool> forward_prefetch;
   std::string backward_prefetch;
   OptimizerStates optimizer_states;
@@ -93,13 +94,13 @@ const std::set<std::string> kRunKeys = {
     "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused",
     "model_code", "layers_per_stage", "mtp_layers", "moe_dispatcher", "recompute_modules", "cuda_graphs",
     "cudnn_version", "fp8_attention", "train_metric_cross_entropies", "precision_aware_optimizer", "main_params_dtype",
-    "exp_avg_dtype", "exp_avg_sq_dtype"};
+    "exp_avg_dtype", "exp_avg_sq_dtype", "te_version"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
     "runs", "forward_prefetch", "backward_prefetch", "model_code", "cudnn_version", "fp8_attention",
     "train_metric_cross_entropies", "precision_aware_optimizer", "main_params_dtype", "exp_avg_dtype",
-    "exp_avg_sq_dtype"};
+    "exp_avg_sq_dtype", "te_version"};
 
 // Levenshtein distance of two short keys (insertions, deletions, substitutions).
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -234,6 +235,10 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
   run.cudnn_version = r.text(n, "cudnn_version", path + ".cudnn_version", defaults.cudnn_version, "e.g. 9.18.0");
   if (!run.cudnn_version.empty() && !valid_library_version(run.cudnn_version))
     r.fail(path + ".cudnn_version", run.cudnn_version, "not a release number", "dot-separated integers, e.g. 9.18.0");
+  // The container's Transformer Engine: which attention path it takes (core/te_attention_backend.h).
+  run.te_version = r.text(n, "te_version", path + ".te_version", defaults.te_version, "e.g. 2.2");
+  if (!run.te_version.empty() && !valid_library_version(run.te_version))
+    r.fail(path + ".te_version", run.te_version, "not a release number", "dot-separated integers, e.g. 2.2");
   if (!run.cross_entropy.empty() && !parse_cross_entropy(run.cross_entropy))
     r.fail(path + ".cross_entropy", run.cross_entropy, "unknown cross-entropy kernel",
            "unfused (Megatron-Core's default), fused (--cross-entropy-loss-fusion), torch_fp32, te_inplace (TE <= 2.17), te, "
@@ -384,6 +389,9 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   defaults.cudnn_version = r.text(root, "cudnn_version", "cudnn_version", std::string(), "e.g. 9.18.0");
   if (r.ok() && !defaults.cudnn_version.empty() && !valid_library_version(defaults.cudnn_version))
     r.fail("cudnn_version", defaults.cudnn_version, "not a release number", "dot-separated integers, e.g. 9.18.0");
+  defaults.te_version = r.text(root, "te_version", "te_version", std::string(), "e.g. 2.2");
+  if (r.ok() && !defaults.te_version.empty() && !valid_library_version(defaults.te_version))
+    r.fail("te_version", defaults.te_version, "not a release number", "dot-separated integers, e.g. 2.2");
   if (!defaults.cross_entropy.empty() && !parse_cross_entropy(defaults.cross_entropy))
     r.fail("cross_entropy", defaults.cross_entropy, "unknown cross-entropy kernel",
            "unfused, fused, torch_fp32, te_inplace, te, flash_xentropy or generic");

@@ -71,6 +71,7 @@ struct ValidationRun {
   std::string cross_entropy;    // unfused | fused | torch_fp32 | te_inplace | te | flash_xentropy | generic; "" = the framework's (FrameworkKnobs::cross_entropy)
   int train_metric_cross_entropies = 0;  // FrameworkKnobs::train_metric_cross_entropies (Composer's train metrics: 2)
   std::string cudnn_version;    // the container's cuDNN release ("9.18.0"); "" = the profile's newest cudnn curve
+  std::string te_version;       // the container's Transformer Engine release ("2.2"); "" = today's (core/te_attention_backend.h)
   std::optional<bool> forward_prefetch;  // FSDP1 forward_prefetch; absent = the framework's (ShardingKnobs)
   std::string backward_prefetch;         // FSDP1 backward_prefetch pre | post | none; "" = the framework's
   ParamConvention convention = ParamConvention::Default16;  // `bytes_per_param:` (file level, run override)

@@ -59,10 +59,17 @@ AttentionCoreTime materialized_time(const HardwareProfile& hw, double peak, cons
                                     double s, int tp) {
   const double t = static_cast<double>(tp);
   const LayerFlops f = layer_forward_flops(m, b, s);
-  const double gemms = gemm_time_s(hw, peak, f.scores / t) + gemm_time_s(hw, peak, f.values / t);
-  // Softmax read + write 4 b a s^2 / t; attention dropout read, write, 1-byte mask 5 b a s^2 / t.
   const double a = static_cast<double>(m.num_heads);
-  const double ew = memory_bound_time_s(hw, 9.0 * b * a * s * s / t);
+  // Each batched GEMM writes or reads the b a s^2 / t scores once, 2 bytes each (Q K^T writes them, P V
+  // reads the probabilities; in backward dP = dO V^T writes, dV = P^T dO, dQ and dK read): with a head
+  // width of 128-192 that traffic, not the 2 d FLOPs per score, bounds it on GPUs whose FLOP/byte ridge
+  // is above d (A100 ~160 at its sustained rates, H100 ~300, B200 ~310).
+  const double score_io = memory_bound_time_s(hw, 2.0 * b * a * s * s / t);
+  const double gemms = std::max(gemm_time_s(hw, peak, f.scores / t), score_io) +
+                       std::max(gemm_time_s(hw, peak, f.values / t), score_io);
+  // Softmax read + write 4 b a s^2 / t; attention dropout read, write, 1-byte mask 5 b a s^2 / t, where the
+  // model trains with dropout (the stash above makes the same distinction).
+  const double ew = memory_bound_time_s(hw, (m.dropout ? 9.0 : 4.0) * b * a * s * s / t);
   AttentionCoreTime out;
   out.forward_s = gemms + ew;
   out.forward_elementwise_s = ew;

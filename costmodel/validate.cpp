@@ -8,6 +8,7 @@
 #include "core/attention_library.h"
 #include "core/framework.h"
 #include "core/job_features.h"
+#include "core/te_attention_backend.h"
 #include "core/units.h"
 #include "costmodel/flops.h"
 #include "costmodel/paper_flops.h"
@@ -28,6 +29,8 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   p.job.dtype = set.dtype;
   p.job.convention = run.convention;  // the file's bytes_per_param unless the run names its own
   p.job.knobs = run_framework(run);
+  // The container's TE / cuDNN may not run fused attention for these head dims here (core/te_attention_backend.h).
+  apply_te_attention_path(p.job.knobs, p.model, p.hardware.compute_capability, run.te_version, run.cudnn_version);
   if (run.fp8) p.job.fp8 = run_fp8_recipe(run);
   if (auto c = parse_cp_comm(run.cp_comm)) p.job.cp_comm = *c;
   p.job.ac_policy = run.ac_policy;

@@ -98,3 +98,26 @@ TEST_CASE("fused attention: a step is faster and fits where materialized does no
   CHECK(f.time.compute_s < m.time.compute_s);
   CHECK(f.throughput.hfu > f.throughput.mfu);
 }
+
+TEST_CASE("materialized attention: each score GEMM takes at least the scores' HBM traffic, no dropout bytes without dropout") {
+  const HardwareProfile hw = meshplan_test::a100();
+  ModelSpec m = meshplan_test::llama3_8b();
+  m.num_heads = 64;  // 64 heads of 64: 128 FLOPs per 2-byte score, below the A100's FLOP/byte ridge
+  m.num_kv_heads = 8;
+  m.dropout = false;
+  const double peak = 312e12, b = 1, s = 4096;
+  const int t = 2;
+  const double bw = hw.hbm_bytes_per_s * hw.hbm_efficiency;
+  const double io = 2.0 * b * 64 * s * s / t / bw;  // write Q K^T's scores, or read P in P V
+  const double g = 2.0 * b * s * s * 4096 / t;      // one GEMM's FLOPs (a d = h)
+  const double gemm = g / (peak * gemm_efficiency(hw, g));
+  REQUIRE(io > gemm);  // traffic-bound here
+  const AttentionCoreTime mt = attention_core_time(hw, peak, m, AttentionKind::Materialized, b, s, t, 2.0);
+  const double ew = 4.0 * b * 64 * s * s / t / bw;  // softmax read + write, no dropout
+  CHECK(mt.forward_s == Approx(2 * io + ew));
+  CHECK(mt.forward_elementwise_s == Approx(ew));
+  CHECK(mt.backward_s == Approx(2 * mt.forward_s));
+  m.dropout = true;  // dropout adds its read, write and 1-byte mask: 9 bytes per score in all
+  const AttentionCoreTime md = attention_core_time(hw, peak, m, AttentionKind::Materialized, b, s, t, 2.0);
+  CHECK(md.forward_s == Approx(2 * io + 9.0 * b * 64 * s * s / t / bw));
+}
