@@ -325,6 +325,7 @@ FrameworkKnobs framework_knobs(const FrameworkSpec& f) {
   // torchtitan runs eager unless compile is asked for ([T] job_config.py Compile.enable = False), with
   // FSDP2, its own RoPE / repeat_kv code and foreach AdamW (costmodel/README.md "torchtitan's own code").
   if (f.id == Framework::Torchtitan) {
+    k.torch_grouped_mm = true;  // [T] models/moe GroupedExperts: torch._grouped_mm over the local experts
     k.torch_compile = false;
     k.sharding.fsdp2_copies = true;
     k.sharding.pipeline_keeps_unsharded = true;

@@ -138,6 +138,10 @@ struct FrameworkKnobs {
   /// Where a Megatron-Core / NeMo job's release cannot run TE's cuDNN attention for these head dims
   /// (core/te_attention_backend.h), what it fell back to; `attention` / `fused_kernel` carry the cost.
   TeAttentionPath te_attention = TeAttentionPath::Cudnn;
+  /// The routed experts run as one torch._grouped_mm per projection (torchtitan's MoE GroupedExperts),
+  /// costed at the profile's measured grouped-GEMM rate (costmodel/moe_cost.h); false: one GEMM per local
+  /// expert, Transformer Engine's GroupedLinear on Hopper and Blackwell.
+  bool torch_grouped_mm = false;
   /// Megatron --tp-comm-overlap: Transformer Engine splits each TP all-gather / reduce-scatter into
   /// chunks pipelined with the GEMM that consumes / produces it (userbuffers). Off by default, as in
   /// Megatron (megatron/training/arguments.py: action='store_true').

@@ -91,6 +91,15 @@ struct HardwareProfile {
   /// over the BF16 GEMM's share of the BF16 peak, both measured the same way (gpu.fp8_gemm_relative_efficiency;
   /// costmodel/README.md "FP8 GEMM rate"). The FP8 GEMM curve is the BF16 curve times this. 1 = not measured.
   double fp8_gemm_relative_efficiency = 1.0;
+  /// PyTorch's torch._grouped_mm (one grouped kernel for all local experts, what torchtitan's MoE runs), bf16,
+  /// forward + backward: its rate over the dense GEMM curve's at the same per-GEMM size
+  /// (gpu.torch_grouped_mm.relative_efficiency; costmodel/README.md "Grouped GEMMs of torch"). 0 = not measured:
+  /// the dense curve's.
+  double torch_grouped_mm_relative_efficiency = 0.0;
+  /// torchao's MXFP8 grouped GEMM (_to_mxfp8_then_scaled_grouped_mm: dynamic quantization + scaled grouped
+  /// GEMM), forward + backward, as a speedup over the bf16 torch._grouped_mm (gpu.torch_grouped_mm.mxfp8_speedup).
+  /// 0 = not measured: the experts run at the FP8 peak with separate casts, as Transformer Engine's.
+  double torch_grouped_mm_mxfp8_speedup = 0.0;
   /// CUDA compute capability of the GPU (gpu.compute_capability, e.g. 9.0 Hopper, 10.0 Blackwell B200/GB200);
   /// 0 = not given. What depends on it: whether FP8 GEMMs take only the TN layout, so that Transformer
   /// Engine keeps FP8 transposes (costmodel/fp8.h fp8_gemm_needs_transposes).

@@ -75,6 +75,22 @@ void read_gpu(Reader& r, const YAML::Node& root, HardwareProfile& hw) {
   hw.fp8_gemm_relative_efficiency =
       r.number(gpu, "fp8_gemm_relative_efficiency", "gpu.fp8_gemm_relative_efficiency", 1.0,
                "(FP8 GEMM TFLOP/s / FP8 peak) / (BF16 GEMM TFLOP/s / BF16 peak), e.g. 0.833 for H100 SXM");
+  // torch._grouped_mm's measured rate (costmodel/README.md "Grouped GEMMs of torch"), optional.
+  if (Reader::has(gpu, "torch_grouped_mm")) {
+    const YAML::Node g = r.map(gpu, "torch_grouped_mm", "gpu.torch_grouped_mm", false,
+                               "{relative_efficiency: 0.446, mxfp8_speedup: 1.547}");
+    hw.torch_grouped_mm_relative_efficiency =
+        r.number(g, "relative_efficiency", "gpu.torch_grouped_mm.relative_efficiency", std::nullopt,
+                 "bf16 grouped GEMM rate / the dense curve's at that GEMM size, e.g. 0.446");
+    hw.torch_grouped_mm_mxfp8_speedup = r.number(g, "mxfp8_speedup", "gpu.torch_grouped_mm.mxfp8_speedup", 0.0,
+                                                 "MXFP8 grouped GEMM speedup over bf16, e.g. 1.547");
+    if (r.ok() && !(hw.torch_grouped_mm_relative_efficiency > 0.0))
+      r.fail("gpu.torch_grouped_mm.relative_efficiency", io_detail::scaled_text(hw.torch_grouped_mm_relative_efficiency, 1.0),
+             "must be positive", "bf16 grouped GEMM rate / the dense curve's at that GEMM size, e.g. 0.446");
+    if (r.ok() && Reader::has(g, "mxfp8_speedup") && !(hw.torch_grouped_mm_mxfp8_speedup > 0.0))
+      r.fail("gpu.torch_grouped_mm.mxfp8_speedup", io_detail::scaled_text(hw.torch_grouped_mm_mxfp8_speedup, 1.0),
+             "must be positive", "MXFP8 grouped GEMM speedup over bf16, e.g. 1.547");
+  }
   // Attention kernel efficiencies: {forward, backward} fractions of the dense peak, each optional.
   auto read_attention = [&](const char* key, double& fwd, double& bwd) {
     if (!Reader::has(gpu, key)) return;
@@ -203,6 +219,10 @@ void check_fractions(Reader& r, const HardwareProfile& hw) {
   check_in(r, "gpu.fp8_gemm_relative_efficiency", hw.fp8_gemm_relative_efficiency, 1.0, limits::kMinFp8RelativeEfficiency,
            limits::kMaxFp8RelativeEfficiency,
            "(FP8 GEMM TFLOP/s / FP8 peak) / (BF16 GEMM TFLOP/s / BF16 peak), e.g. 0.833 for H100 SXM");
+  check_in(r, "gpu.torch_grouped_mm.relative_efficiency", hw.torch_grouped_mm_relative_efficiency, 1.0, 0.0,
+           limits::kMaxGroupedMmRelativeEfficiency, "bf16 grouped GEMM rate / the dense curve's, e.g. 0.446; 0 = not measured");
+  check_in(r, "gpu.torch_grouped_mm.mxfp8_speedup", hw.torch_grouped_mm_mxfp8_speedup, 1.0, 0.0,
+           limits::kMaxGroupedMmMxfp8Speedup, "MXFP8 grouped GEMM speedup over bf16, e.g. 1.547; 0 = not measured");
   check_in(r, "gpu.reserved_memory_gb", hw.reserved_memory_bytes, kGBs, 0, hw.memory_bytes / kGBs,
            "CUDA context + fragmentation, a few GB");
   check_in(r, "gpu.other_memory_gb", hw.other_memory_bytes, kGBs, 0, hw.memory_bytes / kGBs,
@@ -314,6 +334,11 @@ nlohmann::ordered_json hardware_object(const HardwareProfile& hw) {
   if (hw.compute_capability > 0.0) gpu["compute_capability"] = scaled_json(hw.compute_capability, 1.0);
   if (hw.fp8_gemm_relative_efficiency != 1.0)
     gpu["fp8_gemm_relative_efficiency"] = scaled_json(hw.fp8_gemm_relative_efficiency, 1.0);
+  if (hw.torch_grouped_mm_relative_efficiency > 0.0) {
+    nlohmann::ordered_json g = {{"relative_efficiency", scaled_json(hw.torch_grouped_mm_relative_efficiency, 1.0)}};
+    if (hw.torch_grouped_mm_mxfp8_speedup > 0.0) g["mxfp8_speedup"] = scaled_json(hw.torch_grouped_mm_mxfp8_speedup, 1.0);
+    gpu["torch_grouped_mm"] = g;
+  }
   if (hw.fused_attention_forward_efficiency > 0.0)
     gpu["fused_attention_efficiency"] = {{"forward", scaled_json(hw.fused_attention_forward_efficiency, 1.0)},
                                          {"backward", scaled_json(hw.fused_attention_backward_efficiency, 1.0)}};

@@ -42,6 +42,8 @@ constexpr double kMinEfficiency = 1e-4;                            // every effi
 constexpr double kMaxDollarsPerGpuHour = 1e4;
 constexpr double kMaxComputeCapability = 100.0;  // gpu.compute_capability (Blackwell: 10.0, 12.0)
 constexpr double kMinFp8RelativeEfficiency = 0.05, kMaxFp8RelativeEfficiency = 2.0;  // FP8 vs BF16 GEMM share of peak
+constexpr double kMaxGroupedMmRelativeEfficiency = 2.0;  // torch._grouped_mm over the dense curve
+constexpr double kMaxGroupedMmMxfp8Speedup = 4.0;        // MXFP8 over bf16 grouped GEMMs (the FP8 peak is 2x)
 
 // Simulated micro-batch passes (pp * v * M, each a forward, a backward and their sends/receives):
 // simulate refuses above it, so a step stays under a second and bounded memory.

@@ -25,7 +25,10 @@ GemmElements mlp_gemm_elements(const Problem& p, const ParallelConfig& cfg, doub
   const GemmElements shared = fs > 0.0 ? dense_mlp(tokens, h, fs, t, g) : GemmElements{};
   const double etp = static_cast<double>(cfg.etp);
   const double fe = static_cast<double>(e.expert_intermediate_size) / etp;
-  const double rows = moe_load_factor(p.job) * static_cast<double>(e.experts_per_token) * (tokens / t) * etp;
+  // Quantized inside torchao's measured MXFP8 grouped GEMM (costmodel/moe_cost.h), not by separate casts.
+  const double rows = torch_grouped_mm_mxfp8_measured(p)
+                          ? 0.0
+                          : moe_load_factor(p.job) * static_cast<double>(e.experts_per_token) * (tokens / t) * etp;
   GemmElements out;
   out.inputs = (1.0 - r) * dense.inputs + r * (shared.inputs + rows * (h + fe));
   out.outputs = (1.0 - r) * dense.outputs + r * (shared.outputs + rows * (g * fe + h));

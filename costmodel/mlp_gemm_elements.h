@@ -20,6 +20,8 @@ struct GemmElements {
 /// outputs R*(g*f_e/etp + h). Transformer Engine's GroupedLinear quantizes each expert's input and
 /// output gradient as te.Linear does (TEGroupedMLP, megatron/core/transformer/moe/experts.py,
 /// NVIDIA/Megatron-LM commit d98e8a64), so the k-fold routed rows are what FP8 casts.
+/// torchao's MXFP8 grouped GEMM quantizes the routed rows itself, inside its measured speedup
+/// (costmodel/moe_cost.h torch_grouped_mm_mxfp8_measured): there the routed rows are left out.
 GemmElements mlp_gemm_elements(const Problem& p, const ParallelConfig& cfg, double tokens);
 
 }  // namespace meshplan

@@ -61,6 +61,11 @@ double moe_load_factor(const Job& job) {
   return job.moe_capacity_factor > 0.0 ? std::min(imbalance, std::max(1.0, job.moe_capacity_factor)) : imbalance;
 }
 
+bool torch_grouped_mm_mxfp8_measured(const Problem& p) {
+  return p.job.knobs.torch_grouped_mm && p.job.fp8 == Fp8Recipe::Mxfp8 &&
+         p.hardware.torch_grouped_mm_relative_efficiency > 0.0 && p.hardware.torch_grouped_mm_mxfp8_speedup > 0.0;
+}
+
 namespace {
 // One mean layer's routed-expert parts, seconds per micro-batch before the weighting by r.
 struct ExpertTimes {
@@ -88,7 +93,20 @@ ExpertTimes expert_times(const Problem& p, const ParallelConfig& cfg) {
   };
   ExpertTimes t;
   t.gemms = experts_at(expert_peak);
-  t.gemms_backward = experts_at(linear_gemm_backward_peak(p, peak));  // dgrad, wgrad (fp8.h)
+  t.gemms_backward = experts_at(linear_gemm_backward_peak(p, peak));
+  // torchtitan runs one torch._grouped_mm per projection over the local experts ([T] models/common/moe.py
+  // _grouped_mm), at the profile's measured share of the dense curve's rate; torchao's MXFP8 converter swaps
+  // in its quantize-then-scaled grouped GEMM, the measured speedup over bf16 with its casts inside
+  // (costmodel/README.md "Grouped GEMMs of torch").
+  if (p.job.knobs.torch_grouped_mm && hw.torch_grouped_mm_relative_efficiency > 0.0) {
+    const double eff = hw.torch_grouped_mm_relative_efficiency;
+    if (torch_grouped_mm_mxfp8_measured(p)) {
+      t.gemms = t.gemms_backward = experts_at(peak) / eff / hw.torch_grouped_mm_mxfp8_speedup;
+    } else {
+      t.gemms /= eff;
+      t.gemms_backward /= eff;
+    }
+  }  // dgrad, wgrad (fp8.h)
   t.router = gemm_time_s(hw, peak, 2.0 * T * h * E);
   // The dispatcher's permutations (costmodel/moe_dispatch_traffic.h); the activation function reads
   // the gate/up outputs and writes its output (6 bytes per intermediate element gated, 4 plain),

@@ -25,6 +25,11 @@ double moe_local_tokens(const Problem& p, const ParallelConfig& cfg);
 /// the dispatch, moe/README.md "token drop"); dropless (0) keeps the imbalance.
 double moe_load_factor(const Job& job);
 
+/// torchtitan's routed experts under torchao's MXFP8 grouped-GEMM converter on a profile that measured its
+/// speedup (HardwareProfile::torch_grouped_mm_mxfp8_speedup): costed as the bf16 grouped GEMM over that
+/// speedup, quantization included.
+bool torch_grouped_mm_mxfp8_measured(const Problem& p);
+
 /// Seconds of the routed experts of the mean layer on the busiest GPU, one micro-batch: E/ep local
 /// experts, each a grouped-GEMM member of M = load * k * T_local * ep * etp / E tokens x h x
 /// f_e/etp, timed on the profile's GEMM-efficiency curve at that size (small experts run far below

@@ -269,6 +269,53 @@ TEST_CASE("fp8_gemm_relative_efficiency: optional, 1 by default, round-trips, re
                     [](const Error& x) { return x.field == "gpu.fp8_gemm_relative_efficiency"; }));
 }
 
+TEST_CASE("torch_grouped_mm: optional, 0 = not measured, round-trips, bad values name the field, B200's measurement") {
+  auto plain = parse_hardware(a100_text(), "test.yaml");
+  REQUIRE(plain.ok());
+  CHECK(plain.value().torch_grouped_mm_relative_efficiency == 0.0);
+  CHECK(hardware_to_yaml(plain.value()).find("torch_grouped_mm") == std::string::npos);
+  const std::string with = replace(a100_text(), "  gemm_efficiency:\n",
+                                   "  torch_grouped_mm: {relative_efficiency: 0.446, mxfp8_speedup: 1.547}\n"
+                                   "  gemm_efficiency:\n");
+  auto r = parse_hardware(with, "test.yaml");
+  REQUIRE(r.ok());
+  CHECK(r.value().torch_grouped_mm_relative_efficiency == 0.446);
+  CHECK(r.value().torch_grouped_mm_mxfp8_speedup == 1.547);
+  for (const std::string& text : {hardware_to_yaml(r.value()), hardware_to_json(r.value())}) {
+    auto back = parse_hardware(text, "back.yaml");
+    REQUIRE(back.ok());
+    CHECK(back.value().torch_grouped_mm_relative_efficiency == 0.446);
+    CHECK(back.value().torch_grouped_mm_mxfp8_speedup == 1.547);
+  }
+  auto bf16_only = parse_hardware(replace(with, ", mxfp8_speedup: 1.547", ""), "t.yaml");
+  REQUIRE(bf16_only.ok());
+  CHECK(bf16_only.value().torch_grouped_mm_mxfp8_speedup == 0.0);
+  for (const char* bad : {"0", "-0.5", "2.5"}) {
+    Error e = profile_error(replace(with, "relative_efficiency: 0.446", std::string("relative_efficiency: ") + bad));
+    CHECK(e.field == "gpu.torch_grouped_mm.relative_efficiency");
+  }
+  for (const char* bad : {"0", "-1", "4.5"}) {
+    Error e = profile_error(replace(with, "mxfp8_speedup: 1.547", std::string("mxfp8_speedup: ") + bad));
+    CHECK(e.field == "gpu.torch_grouped_mm.mxfp8_speedup");
+  }
+  // torchao's B200 table: the mean bf16 rate of its 8 shapes over the B200 curve's large-GEMM rate, and the mean
+  // MXFP8 speedup; the other Blackwell profiles carry it, Hopper has no measurement.
+  const double L = 3 * 2.0 * 128000 * 8192 * 5120, D = 3 * 2.0 * 128000 * 2048 * 7168;
+  const double rate = (L / 43140.20e-6 + L / 39487.60e-6 + L / 39189.20e-6 + L / 37700.70e-6 + D / 13064.80e-6 +
+                       D / 14900.20e-6 + D / 15823.60e-6 + D / 14966.80e-6) / 8;
+  CHECK(rate / (0.787 * 2250e12) == Approx(0.446).margin(0.0005));
+  CHECK((1.808 + 1.690 + 1.637 + 1.700 + 1.188 + 1.321 + 1.595 + 1.440) / 8 == Approx(1.547).margin(0.0005));
+  for (const char* name : {"b200", "b200-750w", "gb200-nvl72", "gb300-nvl72"}) {
+    auto hw = load_hardware(name, kProfiles);
+    REQUIRE(hw.ok());
+    CHECK(hw.value().torch_grouped_mm_relative_efficiency == 0.446);
+    CHECK(hw.value().torch_grouped_mm_mxfp8_speedup == 1.547);
+  }
+  auto h100 = load_hardware("h100-80gb-sxm", kProfiles);
+  REQUIRE(h100.ok());
+  CHECK(h100.value().torch_grouped_mm_relative_efficiency == 0.0);
+}
+
 TEST_CASE("compute_capability: optional, round-trips, refused outside 0..100, and the shipped profiles carry theirs") {
   auto plain = parse_hardware(a100_text(), "test.yaml");
   REQUIRE(plain.ok());
