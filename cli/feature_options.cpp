@@ -429,6 +429,11 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
     const ojson& v = j["te_attention"];
     const auto t = v.is_string() ? parse_te_attention_path(v.get<std::string>()) : std::nullopt;
     if (!t) return make_error(file, at + ".te_attention", v.dump(), "unknown attention path", "cudnn, flash_attn or unfused");
+    if (*t != TeAttentionPath::Cudnn && !runs_megatron_core_option(job.framework))
+      return make_error(file, at + ".te_attention", v.dump(),
+                        "is Transformer Engine's attention path; framework " + std::string(to_string(job.framework)) +
+                            " does not attend through it",
+                        "framework megatron or nemo, or drop the key");
     job.knobs.te_attention = *t;
   }
   if (j.is_object() && j.contains("activation_offload_layers")) {

@@ -70,6 +70,12 @@ TEST_CASE("the plan file keeps the attention path an old TE took and refuses --t
   CliResult over = run_cli("estimate --plan " + plan + " --te-version 2.5 --format json");
   CHECK(over.exit_code == 2);
   CHECK(over.err.find("--te-version") != std::string::npos);
+  // A plan file that says a framework without Transformer Engine took TE's fallback is refused, naming the key.
+  std::string text = slurp(plan);
+  for (size_t at = text.find("\"framework\": \"megatron\""); at != std::string::npos;
+       at = text.find("\"framework\": \"megatron\"", at))
+    text.replace(at, 23, "\"framework\": \"torchtitan\"");
+  check_refusal(run_cli("estimate --plan " + write_scratch("te-version-torchtitan.json", text)), {"te_attention", "torchtitan"});
 }
 
 TEST_CASE("estimate --te-version with a bad release number: one line, exit 2") {
