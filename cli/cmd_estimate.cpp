@@ -11,6 +11,7 @@
 #include "cli/plan_file.h"
 #include "cli/regime_note.h"
 #include "cli/report.h"
+#include "core/moe_load.h"
 #include "costmodel/estimate.h"
 
 namespace meshplan::cli {
@@ -57,7 +58,7 @@ int run_estimate(const EstimateArgs& a) {
   // One line on stderr (stdout stays byte-identical and parseable) when validation shows us weak
   // here, and one more when the profile's runs are weak as a whole; last, so that a failed write stays the command's one line, and not under a launch script.
   if (a.export_kind.empty())
-    if (const std::string note = validation_regime_note(s.config, s.problem.model.moe.enabled(), a.problem.profiles_dir, s.problem.hardware.name); !note.empty()) {
+    if (const std::string note = validation_regime_note(s.config, s.problem.model.moe.enabled(), a.problem.profiles_dir, s.problem.hardware.name, moe_load_balanced(s.problem.job)); !note.empty()) {
       std::cout.flush();  // the report's last line first where both streams share one file
       std::cerr << note << "\n";
     }

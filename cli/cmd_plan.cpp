@@ -18,6 +18,7 @@
 #include "cli/report.h"
 #include "cli/report_json.h"
 #include "core/limits.h"
+#include "core/moe_load.h"
 #include "core/te_attention_backend.h"
 #include "planner/diagnose.h"
 #include "cli/regime_note.h"
@@ -337,7 +338,7 @@ int run_plan(const PlanArgs& in) {
   // the runs on its hardware profile are weak as a whole); last, so that a
   // failed write stays the command's one line, and not under an export (a script or a config).
   if (a.export_kind.empty())
-    if (const std::string note = validation_regime_note(r.top.front().config, p.model.moe.enabled(), a.problem.profiles_dir, p.hardware.name); !note.empty()) {
+    if (const std::string note = validation_regime_note(r.top.front().config, p.model.moe.enabled(), a.problem.profiles_dir, p.hardware.name, moe_load_balanced(p.job)); !note.empty()) {
       std::cout.flush();  // the table's last line first where both streams share one file
       std::cerr << note << "\n";
     }

@@ -134,6 +134,7 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
   add_megatron_list_options(sub, o.lists);  // --recompute-modules, --cuda-graphs
   add_fsdp_options(sub, o.fsdp);
   add_optimizer_state_options(sub, o.states);
+  add_moe_load_options(sub, o.moe_load);
 }
 
 void add_cp_option(CLI::App* sub, int& cp) {
@@ -294,6 +295,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
   if (!only_given || given(o.app, "--grad-compression"))
     if (auto r = parse_grad_compression(o.grad_compression, kCmd, "--grad-compression", job); !r) return r.error();
   if (auto r = apply_optimizer_state_options(o.app, o.states, job); !r) return r.error();
+  apply_moe_load_options(o.app, o.moe_load, job);
   return apply_fsdp_options(o.app, o.fsdp, job);
 }
 
@@ -344,6 +346,7 @@ void add_job_features(ojson& j, const Job& job) {
   add_megatron_list_json(j, job);  // recompute_modules, cuda_graphs
   add_fsdp_job_json(j, job);
   add_optimizer_state_json(j, job);
+  add_moe_load_json(j, job);
 }
 
 void add_estimate_features(ojson& j, const Problem& p, const ParallelConfig& c) {
@@ -486,6 +489,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
   job.ac_policy = *a;
   if (auto r = read_fsdp_job_json(j, file, at, job); !r) return r.error();
   if (auto r = read_optimizer_state_json(j, file, at, job); !r) return r.error();
+  if (auto r = read_moe_load_json(j, file, at, job); !r) return r.error();
   return parse_grad_compression(gc, file, at + ".grad_compression", job);
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli/fsdp_options.h"
 #include "cli/megatron_list_options.h"
+#include "cli/moe_load_options.h"
 #include "cli/optimizer_state_options.h"
 #include "cli/report_json.h"
 #include "core/error.h"
@@ -38,6 +39,7 @@ struct FeatureOptions {
   MegatronListOptions lists;             // --recompute-modules, --cuda-graphs (cli/megatron_list_options.h)
   FsdpOptions fsdp;                      // --fsdp-forward-prefetch, --fsdp-backward-prefetch (cli/fsdp_options.h)
   OptimizerStateOptions states;          // --main-params-dtype, --exp-avg-dtype, --exp-avg-sq-dtype
+  MoeLoadOptions moe_load;               // --moe-imbalance, --moe-capacity-factor (cli/moe_load_options.h)
   CLI::App* app = nullptr;
 };
 

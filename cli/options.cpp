@@ -17,6 +17,7 @@
 #include "core/framework.h"
 #include "core/io.h"
 #include "core/limits.h"
+#include "core/moe_load.h"
 #include "core/mtp_config.h"
 #include "core/recompute_modules.h"
 #include "core/offload_config.h"
@@ -175,6 +176,11 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
     return make_error(kCmd, "--moe-a2a-overlap", "true",
                       "hides the expert all-to-all of a mixture-of-experts model; " + p.model.name + " is dense",
                       "drop --moe-a2a-overlap");
+  // The routed-expert load against the model (core/moe_load.h), named by its flag.
+  for (Error x : validate_moe_load(p.model, job, kCmd)) {
+    x.field = x.field == "moe_imbalance" ? "--moe-imbalance" : "--moe-capacity-factor";
+    return x;
+  }
   if (job.knobs.moe_dispatcher != MoeDispatcher::AllToAll && !p.model.moe.enabled())
     return make_error(kCmd, "--moe-dispatcher", to_string(job.knobs.moe_dispatcher),
                       "dispatches the tokens of a mixture-of-experts model; " + p.model.name + " is dense",

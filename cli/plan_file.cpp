@@ -5,6 +5,7 @@
 
 #include "cli/feature_options.h"
 #include "cli/report_json.h"
+#include "core/moe_load.h"
 #include "core/framework.h"
 #include "core/io.h"
 #include "core/limits.h"
@@ -220,6 +221,7 @@ Result<Problem> read_problem(JsonReader& r, const ojson& root) {
   p.job = read_job(r, *jj);
   if (r.error) return *r.error;
   ErrorList e = validate_job(p.job, r.file());
+  for (Error& x : validate_moe_load(p.model, p.job, r.file())) e.push_back(std::move(x));  // core/moe_load.h
   if (!e.empty()) return prefixed(e.front(), "problem.job");
   return p;
 }

@@ -32,7 +32,8 @@ namespace {
 // Every readable validation file, predicted with its own profile; unreadable files are left out
 // (the note is advice, `meshplan validate` reports their errors).
 void predict_all(const std::string& profiles_dir, std::vector<RunPrediction>& runs,
-                 std::vector<Regime>& regimes, std::vector<std::string>* hardware = nullptr) {
+                 std::vector<Regime>& regimes, std::vector<std::string>* hardware = nullptr,
+                 std::vector<std::string>* routing = nullptr) {
   std::error_code ec;
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(default_validation_dir(), ec))
@@ -55,6 +56,7 @@ void predict_all(const std::string& profiles_dir, std::vector<RunPrediction>& ru
       runs.push_back(r.value());
       regimes.push_back(regime_of(run_config(run), m != nullptr && m->moe.enabled()));
       if (hardware) hardware->push_back(set.value().hardware);
+      if (routing) routing->push_back(run.moe_routing);
     }
   }
 }
@@ -89,17 +91,32 @@ RegimeAccuracy hardware_accuracy(const std::vector<RunPrediction>& runs, const s
 }
 }  // namespace
 
+namespace {
+// Held-out accuracy of the runs whose source states `routing` (ValidationRun::moe_routing).
+RegimeAccuracy routing_accuracy(const std::vector<RunPrediction>& runs, const std::vector<std::string>& routing,
+                                const std::string& which) {
+  std::vector<RunPrediction> with;
+  for (size_t i = 0; i < runs.size() && i < routing.size(); ++i)
+    if (routing[i] == which) with.push_back(runs[i]);
+  return held_out_accuracy(with);
+}
+}  // namespace
+
 std::string validation_regime_note(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir,
-                                   const std::string& hardware_name) {
+                                   const std::string& hardware_name, bool balanced_routing) {
   std::vector<RunPrediction> runs;
   std::vector<Regime> regimes;
-  std::vector<std::string> hardware;
-  predict_all(profiles_dir, runs, regimes, &hardware);
+  std::vector<std::string> hardware, routing;
+  predict_all(profiles_dir, runs, regimes, &hardware, &routing);
   const NoteBasis b = note_basis(cfg, moe_model, runs, regimes);
   std::string note = regime_note(b.description, b.accuracy);
   if (!hardware_name.empty()) {
     const std::string on = regime_note("runs on " + hardware_name, hardware_accuracy(runs, hardware, hardware_name));
     if (!on.empty()) note += (note.empty() ? "" : "\n") + on;
+  }
+  if (moe_model && balanced_routing) {
+    const std::string r = routing_note(routing_accuracy(runs, routing, "natural"), routing_accuracy(runs, routing, "forced"));
+    if (!r.empty()) note += (note.empty() ? "" : "\n") + r;
   }
   return note;
 }

@@ -15,8 +15,10 @@ namespace meshplan::cli {
 /// when the held-out runs costed on that profile are weak as a whole (the same rule: at least
 /// kWeakRegimeMinRuns runs, mean |error| above kWeakRegimeMeanError): a profile's bias shows across
 /// layouts (costmodel/README.md, thirty-first session: Blackwell rows 11-15 % too fast).
+/// With `balanced_routing` (a MoE job costed with balanced expert loads, core/moe_load.h), one more line when
+/// the held-out runs whose sources state natural routing are weak (costmodel/regime.h routing_note).
 std::string validation_regime_note(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir,
-                                   const std::string& hardware_name = "");
+                                   const std::string& hardware_name = "", bool balanced_routing = false);
 
 /// Held-out accuracy of the shipped validation runs: over all of them, and in `cfg`'s regime
 /// (for the HTML report; same data and rules as the note).

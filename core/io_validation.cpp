@@ -8,6 +8,7 @@
 #include "core/attention_library.h"
 #include "core/io.h"
 #include "core/io_detail.h"
+#include "core/moe_load.h"
 #include "core/job_features.h"
 #include "core/validation_runs.h"
 #include "core/optimizer_states.h"
@@ -51,6 +52,7 @@ struct RunDefaults {
   int64_t train_metric_cross_entropies = 0;
   std::string cudnn_version;
   std::string te_version;
+  std::string moe_routing;
   std::optional<bool> forward_prefetch;
   std::string backward_prefetch;
   OptimizerStates optimizer_states;
@@ -94,13 +96,13 @@ const std::set<std::string> kRunKeys = {
     "tokens_per_batch_published", "forward_prefetch", "backward_prefetch", "fused_grouped_mlp", "yarn_rope_fused",
     "model_code", "layers_per_stage", "mtp_layers", "moe_dispatcher", "recompute_modules", "cuda_graphs",
     "cudnn_version", "fp8_attention", "train_metric_cross_entropies", "precision_aware_optimizer", "main_params_dtype",
-    "exp_avg_dtype", "exp_avg_sq_dtype", "te_version"};
+    "exp_avg_dtype", "exp_avg_sq_dtype", "te_version", "moe_imbalance", "moe_capacity_factor", "moe_routing"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
     "runs", "forward_prefetch", "backward_prefetch", "model_code", "cudnn_version", "fp8_attention",
     "train_metric_cross_entropies", "precision_aware_optimizer", "main_params_dtype", "exp_avg_dtype",
-    "exp_avg_sq_dtype", "te_version"};
+    "exp_avg_sq_dtype", "te_version", "moe_routing"};
 
 // Levenshtein distance of two short keys (insertions, deletions, substitutions).
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -133,6 +135,9 @@ void reject_unknown_keys(Reader& r, const YAML::Node& map, const std::string& pa
     return;
   }
 }
+
+void read_run_moe_load(Reader& r, const YAML::Node& n, const std::string& path, const RunDefaults& defaults,
+                       const ValidationSet& set, ValidationRun& run);
 
 ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, const ValidationSet& set,
                        const RunDefaults& defaults) {
@@ -336,7 +341,33 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
            "needs the file's flops_formula to turn TFLOP/s into time", "flops_formula: megatron or model");
   if (r.ok() && !set.find_model(run.model))
     r.fail(path + ".model", run.model, "not one of the file's models", "add it under `models:`");
+  read_run_moe_load(r, n, path, defaults, set, run);
   return run;
+}
+
+// The routed-expert load and how the source routed (core/moe_load.h): ranges checked against the run's model.
+void read_run_moe_load(Reader& r, const YAML::Node& n, const std::string& path, const RunDefaults& defaults,
+                       const ValidationSet& set, ValidationRun& run) {
+  run.moe_imbalance = r.number(n, "moe_imbalance", path + ".moe_imbalance", 1.0, "busiest expert's tokens / mean, e.g. 1.3");
+  run.moe_capacity_factor =
+      r.number(n, "moe_capacity_factor", path + ".moe_capacity_factor", 0.0, "0 = dropless, e.g. 1.0");
+  run.moe_routing = r.text(n, "moe_routing", path + ".moe_routing", defaults.moe_routing, "natural, forced or capacity");
+  if (r.ok() && !run.moe_routing.empty() && run.moe_routing != "natural" && run.moe_routing != "forced" &&
+      run.moe_routing != "capacity")
+    r.fail(path + ".moe_routing", run.moe_routing, "unknown routing",
+           "natural (unforced top-k), forced (--moe-router-force-load-balancing) or capacity (token drop, padded)");
+  const ModelSpec* m = set.find_model(run.model);
+  if (!r.ok() || !m) return;
+  Job job;
+  job.moe_imbalance = run.moe_imbalance;
+  job.moe_capacity_factor = run.moe_capacity_factor;
+  for (const Error& e : validate_moe_load(*m, job, set.file)) {
+    r.fail(path + "." + e.field, e.value, e.message, e.hint);
+    return;
+  }
+  if (!m->moe.enabled() && !run.moe_routing.empty())
+    r.fail(path + ".moe_routing", run.moe_routing, "is the routing of a mixture-of-experts model; " + m->name + " is dense",
+           "drop it");
 }
 
 }  // namespace
@@ -390,6 +421,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   if (r.ok() && !defaults.cudnn_version.empty() && !valid_library_version(defaults.cudnn_version))
     r.fail("cudnn_version", defaults.cudnn_version, "not a release number", "dot-separated integers, e.g. 9.18.0");
   defaults.te_version = r.text(root, "te_version", "te_version", std::string(), "e.g. 2.2");
+  defaults.moe_routing = r.text(root, "moe_routing", "moe_routing", std::string(), "natural, forced or capacity");
   if (r.ok() && !defaults.te_version.empty() && !valid_library_version(defaults.te_version))
     r.fail("te_version", defaults.te_version, "not a release number", "dot-separated integers, e.g. 2.2");
   if (!defaults.cross_entropy.empty() && !parse_cross_entropy(defaults.cross_entropy))

@@ -72,6 +72,9 @@ struct ValidationRun {
   int train_metric_cross_entropies = 0;  // FrameworkKnobs::train_metric_cross_entropies (Composer's train metrics: 2)
   std::string cudnn_version;    // the container's cuDNN release ("9.18.0"); "" = the profile's newest cudnn curve
   std::string te_version;       // the container's Transformer Engine release ("2.2"); "" = today's (core/te_attention_backend.h)
+  double moe_imbalance = 1.0;   // the busiest expert's tokens / mean where published (Job::moe_imbalance)
+  double moe_capacity_factor = 0.0;  // Megatron-Core --moe-expert-capacity-factor; 0 = dropless (Job)
+  std::string moe_routing;      // natural | forced | capacity, as the source states it; "" = not stated (regime notes)
   std::optional<bool> forward_prefetch;  // FSDP1 forward_prefetch; absent = the framework's (ShardingKnobs)
   std::string backward_prefetch;         // FSDP1 backward_prefetch pre | post | none; "" = the framework's
   ParamConvention convention = ParamConvention::Default16;  // `bytes_per_param:` (file level, run override)

@@ -65,4 +65,17 @@ std::string regime_note(const std::string& description, const RegimeAccuracy& a)
   return "note: the model is weak for " + description + numbers;
 }
 
+std::string routing_note(const RegimeAccuracy& natural, const RegimeAccuracy& forced) {
+  if (natural.runs < kWeakRegimeMinRuns || natural.mean_abs_error <= kWeakRegimeMeanError) return "";
+  char text[640];
+  std::snprintf(text, sizeof text,
+                "note: expert loads are costed balanced (no --moe-imbalance); on %d published held-out runs trained "
+                "with natural (unforced) routing the step times erred by %.1f%% on average (mean signed error "
+                "%+.1f%%, %s), against %.1f%% on %d with forced balancing: with natural routing, measure the busiest "
+                "expert's tokens over the mean and pass it as --moe-imbalance",
+                natural.runs, 100.0 * natural.mean_abs_error, 100.0 * natural.mean_error,
+                natural.mean_error < 0 ? "too fast" : "too slow", 100.0 * forced.mean_abs_error, forced.runs);
+  return text;
+}
+
 }  // namespace meshplan

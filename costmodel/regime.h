@@ -47,6 +47,11 @@ std::string regime_note(const Regime& r, const RegimeAccuracy& a);
 /// regime holds fewer than kWeakRegimeMinRuns of them).
 std::string regime_note(const std::string& description, const RegimeAccuracy& a);
 
+/// The routing note of a MoE job costed with balanced expert loads (core/moe_load.h moe_load_balanced): how the
+/// held-out runs whose source states natural (unforced) routing were predicted, against those with forced
+/// balancing, or "" when the natural-routing runs are fewer than kWeakRegimeMinRuns or not weak.
+std::string routing_note(const RegimeAccuracy& natural, const RegimeAccuracy& forced);
+
 /// Held-out accuracy of all of `runs`, whatever their layout and model (e.g. the runs of one profile).
 RegimeAccuracy held_out_accuracy(const std::vector<RunPrediction>& runs);
 

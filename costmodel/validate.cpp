@@ -34,6 +34,8 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   if (run.fp8) p.job.fp8 = run_fp8_recipe(run);
   if (auto c = parse_cp_comm(run.cp_comm)) p.job.cp_comm = *c;
   p.job.ac_policy = run.ac_policy;
+  p.job.moe_imbalance = run.moe_imbalance;  // published expert load, where a source measured it (core/moe_load.h)
+  p.job.moe_capacity_factor = run.moe_capacity_factor;
   return p;
 }
 
