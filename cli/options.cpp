@@ -177,9 +177,9 @@ static Result<Job> make_job(const ProblemOptions& o, const Problem& p) {
                       "hides the expert all-to-all of a mixture-of-experts model; " + p.model.name + " is dense",
                       "drop --moe-a2a-overlap");
   // The routed-expert load against the model (core/moe_load.h), named by its flag.
-  for (Error x : validate_moe_load(p.model, job, kCmd)) {
-    x.field = x.field == "moe_imbalance" ? "--moe-imbalance" : "--moe-capacity-factor";
-    return x;
+  if (ErrorList e = validate_moe_load(p.model, job, kCmd); !e.empty()) {
+    e.front().field = e.front().field == "moe_imbalance" ? "--moe-imbalance" : "--moe-capacity-factor";
+    return e.front();
   }
   if (job.knobs.moe_dispatcher != MoeDispatcher::AllToAll && !p.model.moe.enabled())
     return make_error(kCmd, "--moe-dispatcher", to_string(job.knobs.moe_dispatcher),

@@ -91,22 +91,19 @@ ExpertTimes expert_times(const Problem& p, const ParallelConfig& cfg) {
     return local_experts * (gemm_time_s(hw, gemm_peak, gated_mats(m) * 2.0 * tokens_per_expert * h * fe) +
                             gemm_time_s(hw, gemm_peak, 2.0 * tokens_per_expert * fe * h));
   };
-  ExpertTimes t;
-  t.gemms = experts_at(expert_peak);
-  t.gemms_backward = experts_at(linear_gemm_backward_peak(p, peak));
   // torchtitan runs one torch._grouped_mm per projection over the local experts ([T] models/common/moe.py
   // _grouped_mm), at the profile's measured share of the dense curve's rate; torchao's MXFP8 converter swaps
   // in its quantize-then-scaled grouped GEMM, the measured speedup over bf16 with its casts inside
-  // (costmodel/README.md "Grouped GEMMs of torch").
-  if (p.job.knobs.torch_grouped_mm && hw.torch_grouped_mm_relative_efficiency > 0.0) {
-    const double eff = hw.torch_grouped_mm_relative_efficiency;
-    if (torch_grouped_mm_mxfp8_measured(p)) {
-      t.gemms = t.gemms_backward = experts_at(peak) / eff / hw.torch_grouped_mm_mxfp8_speedup;
-    } else {
-      t.gemms /= eff;
-      t.gemms_backward /= eff;
-    }
-  }  // dgrad, wgrad (fp8.h)
+  // (costmodel/README.md "Grouped GEMMs of torch"). Not measured: the dense curve's rate.
+  const double grouped = p.job.knobs.torch_grouped_mm ? hw.torch_grouped_mm_relative_efficiency : 0.0;
+  const double eff = grouped > 0.0 ? grouped : 1.0;
+  ExpertTimes t;
+  if (grouped > 0.0 && torch_grouped_mm_mxfp8_measured(p)) {
+    t.gemms = t.gemms_backward = experts_at(peak) / eff / hw.torch_grouped_mm_mxfp8_speedup;
+  } else {
+    t.gemms = experts_at(expert_peak) / eff;
+    t.gemms_backward = experts_at(linear_gemm_backward_peak(p, peak)) / eff;  // dgrad, wgrad (fp8.h)
+  }
   t.router = gemm_time_s(hw, peak, 2.0 * T * h * E);
   // The dispatcher's permutations (costmodel/moe_dispatch_traffic.h); the activation function reads
   // the gate/up outputs and writes its output (6 bytes per intermediate element gated, 4 plain),
