@@ -141,7 +141,7 @@ Result<bool> narrow(const PlanArgs& a, SearchSpace& s) {
   }
   if (!a.schedule.empty()) {
     auto v = parse_names<ScheduleKind>(a.schedule, "--schedule", parse_schedule,
-                                       "use gpipe, 1f1b, interleaved or zb-h1");
+                                       "use gpipe, 1f1b, interleaved, zb-h1 or dualpipev");
     if (!v) return v.error();
     s.schedule = *v;
   }
@@ -364,7 +364,7 @@ void add_narrowing_options(CLI::App* sub, PlanArgs& a) {
   allowed_values(sub->add_option("--recompute", a.recompute, "Recompute modes to try, comma-separated (default: all)"),
                  {"none", "selective", "full"});
   allowed_values(sub->add_option("--schedule", a.schedule, "Schedules to try, comma-separated (default: all)"),
-                 {"gpipe", "1f1b", "interleaved", "zb-h1"});
+                 {"gpipe", "1f1b", "interleaved", "zb-h1", "dualpipev"});
   sub->add_option("--virtual-stages", a.virtual_stages, "Interleaved virtual stages to try (default: all)");
   allowed_values(sub->add_option("--pipeline-split", a.pipeline_split,
                                  "Layer splits over the pipeline chunks to try, comma-separated: even (as even as "

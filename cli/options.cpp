@@ -79,9 +79,14 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
   allowed_values(sub->add_option("--recompute", o.recompute, "Activation recomputation (default none)"),
                  {"none", "selective", "full"});
   sub->add_flag("--sequence-parallel", o.sequence_parallel, "Megatron sequence parallelism (tp > 1)");
-  allowed_values(sub->add_option("--schedule", o.schedule, "Pipeline schedule (default 1f1b)"),
-                 {"gpipe", "1f1b", "interleaved", "zb-h1"});
-  sub->add_option("--virtual-stages", o.virtual_stages, "Model chunks per pipeline rank (interleaved)");
+  allowed_values(sub->add_option("--schedule", o.schedule,
+                                 "Pipeline schedule: gpipe, 1f1b, interleaved (Megatron's interleaved 1F1B), zb-h1 "
+                                 "(zero bubble H1), dualpipev (DeepSeek's DualPipe cut in half, as PyTorch's "
+                                 "ScheduleDualPipeV runs it: two chunks per rank in a V, so rank 0 holds the "
+                                 "embedding and the LM head; needs >= 2 pp micro-batches) (default 1f1b)"),
+                 {"gpipe", "1f1b", "interleaved", "zb-h1", "dualpipev"});
+  sub->add_option("--virtual-stages", o.virtual_stages,
+                  "Model chunks per pipeline rank (interleaved; dualpipev: always 2, set when left out)");
   sub->add_flag("--no-dp-overlap", o.no_dp_overlap, "Do not overlap DP gradient reduction with backward");
   sub->add_option("--layers-per-stage", o.layers_per_stage, "Layers per pipeline chunk in model order, e.g. 7,9,9,7; the first and last may be 0 (a chunk with only the embedding, or only the LM head and loss: Megatron-Bridge's account_for_embedding/loss_in_pipeline_split)");
   add_cp_option(sub, o.cp);
@@ -244,7 +249,7 @@ static Result<bool> parse_enums(const ConfigOptions& o, ParallelConfig& c, const
   if (!rc) return make_error(w, "--recompute", o.recompute, "unknown mode", "use none, selective or full");
   auto sk = parse_schedule(o.schedule);
   if (!sk)
-    return make_error(w, "--schedule", o.schedule, "unknown schedule", "use gpipe, 1f1b, interleaved or zb-h1");
+    return make_error(w, "--schedule", o.schedule, "unknown schedule", "use gpipe, 1f1b, interleaved, zb-h1 or dualpipev");
   c.recompute = *rc;
   c.schedule = *sk;
   return true;
@@ -281,6 +286,9 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
   // Megatron-Core: --expert-tensor-parallel-size defaults to --tensor-model-parallel-size.
   c.etp = o.etp > 0 ? o.etp : (p.model.moe.enabled() ? c.tp : 1);
   if (auto r = parse_enums(o, c, where); !r) return r.error();
+  // DualPipeV holds two chunks per rank: that is --virtual-stages' default with it.
+  const bool v_given = o.app && o.app->count("--virtual-stages") > 0;
+  if (c.schedule == ScheduleKind::DualPipeV && !v_given && o.virtual_stages == 1) c.virtual_stages = 2;
   // Megatron applies recompute modules only under selective granularity: say so rather than ignore them.
   if (p.job.knobs.recompute_modules != 0 && c.recompute != Recompute::Selective)
     return make_error(where, "--recompute", to_string(c.recompute),

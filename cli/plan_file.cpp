@@ -144,7 +144,7 @@ void read_config(JsonReader& r, const ojson& j, const std::string& at, ParallelC
   if (auto v = parse_recompute(rc)) c.recompute = *v;
   else r.fail(at + ".recompute", rc, "unknown mode", "none, selective or full");
   if (auto v = parse_schedule(sk)) c.schedule = *v;
-  else r.fail(at + ".schedule", sk, "unknown schedule", "gpipe, 1f1b, interleaved or zb-h1");
+  else r.fail(at + ".schedule", sk, "unknown schedule", "gpipe, 1f1b, interleaved, zb-h1 or dualpipev");
   c.sequence_parallel = r.boolean(j, "sequence_parallel", at + ".sequence_parallel", false);
   c.virtual_stages = static_cast<int>(r.integer_in(j, "virtual_stages", at + ".virtual_stages", 1, 1, kMaxDegree));
   c.dp_overlap = r.boolean(j, "dp_overlap", at + ".dp_overlap", true);

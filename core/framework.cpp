@@ -66,7 +66,7 @@ FrameworkSpec meshplan_spec() {
   f.id = Framework::Meshplan;
   f.name = "meshplan";
   f.runs_with = "meshplan run";
-  f.schedules = {S::GPipe, S::OneFOneB, S::Interleaved, S::ZeroBubbleH1};
+  f.schedules = {S::GPipe, S::OneFOneB, S::Interleaved, S::ZeroBubbleH1, S::DualPipeV};
   f.zero_stages = {0, 1, 2, 3};
   f.zero_stages_with_pp = {0, 1, 2, 3};
   f.recomputes = {R::None, R::Selective, R::Full};
@@ -138,7 +138,10 @@ FrameworkSpec torchtitan_spec() {
   f.name = "torchtitan";
   f.runs_with = "torchtitan train.py (FSDP2 + TP + PP)";
   f.equal_pipeline_chunks = true;
-  f.schedules = {S::GPipe, S::OneFOneB, S::Interleaved};
+  // DualPipeV: torch.distributed.pipelining ScheduleDualPipeV, which torchtitan builds for
+  // pipeline_parallel_schedule "DualPipeV" (torchtitan/distributed/pipeline_parallel.py at b5bcd76c6, "v"
+  // stage placement); it refuses stages built with torch.compile (_check_torch_compile_compatibility).
+  f.schedules = {S::GPipe, S::OneFOneB, S::Interleaved, S::DualPipeV};
   f.zero_stages = {0, 2, 3};
   f.zero_stages_with_pp = {0, 2, 3};
   f.recomputes = {R::None, R::Selective, R::Full};
@@ -219,6 +222,10 @@ bool framework_admits_schedule(const FrameworkSpec& f, ScheduleKind s, int pp) {
   return contains_schedule(f.schedules, s);
 }
 
+bool schedule_admits_compile(const Job& job, ScheduleKind s) {
+  return !(job.framework == Framework::Torchtitan && s == ScheduleKind::DualPipeV && job.knobs.torch_compile);
+}
+
 bool framework_admits_recompute(const FrameworkSpec& f, Recompute r) {
   return std::find(f.recomputes.begin(), f.recomputes.end(), r) != f.recomputes.end();
 }
@@ -293,6 +300,10 @@ ErrorList validate_framework(const Problem& p, const ParallelConfig& c, const st
   if (torchao && p.job.fp8 != Fp8Recipe::None && p.job.fp8 != Fp8Recipe::Current && p.job.fp8 != Fp8Recipe::Rowwise)
     e.push_back(make_error(w, "--fp8", to_string(p.job.fp8), "is not a torchao float8 recipe" + by,
                            "use --fp8 current (torchao tensorwise) or rowwise"));
+  if (c.pp > 1 && !schedule_admits_compile(p.job, c.schedule))
+    e.push_back(make_error(w, "--schedule", "dualpipev",
+                           "torch.distributed.pipelining's ScheduleDualPipeV refuses torch.compile'd stages" + by,
+                           "pass --torch-compile off with --schedule dualpipev, or use 1f1b or interleaved"));
   // Multi-token prediction is Megatron-Core's module (core/mtp_config.h).
   for (Error& x : validate_mtp_job(p.model, p.job, w)) e.push_back(std::move(x));
   return e;

@@ -62,6 +62,9 @@ FrameworkKnobs framework_knobs(const FrameworkSpec& f);
 bool framework_admits_zero(const FrameworkSpec& f, int zero_stage, int pp);
 /// Whether `f` can run this pipeline schedule at this depth (pp == 1 runs as plain 1F1B).
 bool framework_admits_schedule(const FrameworkSpec& f, ScheduleKind s, int pp);
+/// torchtitan builds DualPipeV from torch.distributed.pipelining's ScheduleDualPipeV, which refuses stages
+/// built with torch.compile (_check_torch_compile_compatibility): false for that pairing, true otherwise.
+bool schedule_admits_compile(const Job& job, ScheduleKind s);
 bool framework_admits_recompute(const FrameworkSpec& f, Recompute r);
 /// Whether the sequence-parallel setting `sp` is what `f` runs at this tp.
 bool framework_admits_sp(const FrameworkSpec& f, bool sp, int tp);

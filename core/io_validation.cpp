@@ -163,7 +163,7 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
                                    std::string(run.virtual_stages > 1 ? "interleaved" : "1f1b"),
                                    "gpipe|1f1b|interleaved|zb-h1");
   if (auto s = parse_schedule(sched)) run.schedule = *s;
-  else r.fail(path + ".schedule", sched, "unknown schedule", "gpipe, 1f1b, interleaved or zb-h1");
+  else r.fail(path + ".schedule", sched, "unknown schedule", "gpipe, 1f1b, interleaved, zb-h1 or dualpipev");
   run.iteration_s = r.number(n, "iteration_s", path + ".iteration_s", 0.0, "published seconds per iteration");
   run.tflops_per_gpu = r.number(n, "tflops_per_gpu", path + ".tflops_per_gpu", 0.0, "published TFLOP/s per GPU");
   run.tokens_per_s_per_gpu =

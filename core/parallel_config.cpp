@@ -7,6 +7,7 @@
 #include "core/moe_config.h"
 #include "core/hsdp_config.h"
 #include "core/offload_config.h"
+#include "core/pipeline_placement.h"
 
 #include <algorithm>
 #include <numeric>
@@ -28,6 +29,7 @@ const char* to_string(ScheduleKind s) {
     case ScheduleKind::OneFOneB: return "1f1b";
     case ScheduleKind::Interleaved: return "interleaved";
     case ScheduleKind::ZeroBubbleH1: return "zb-h1";
+    case ScheduleKind::DualPipeV: return "dualpipev";
   }
   return "?";
 }
@@ -49,7 +51,7 @@ std::optional<Recompute> parse_recompute(const std::string& s) {
 
 std::optional<ScheduleKind> parse_schedule(const std::string& s) {
   for (auto k : {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved,
-                 ScheduleKind::ZeroBubbleH1})
+                 ScheduleKind::ZeroBubbleH1, ScheduleKind::DualPipeV})
     if (s == to_string(k)) return k;
   if (s == "zb" || s == "zbh1") return ScheduleKind::ZeroBubbleH1;
   return std::nullopt;
@@ -157,9 +159,12 @@ static void check_tp(const Problem& p, const ParallelConfig& c, const std::strin
 static void check_pp(const Problem& p, const ParallelConfig& c, const std::string& w, ErrorList& e) {
   const int64_t L = p.model.num_layers;
   const int v = c.virtual_stages;
-  if (c.schedule != ScheduleKind::Interleaved && v != 1)
+  if (c.schedule == ScheduleKind::DualPipeV) {
+    check_dualpipev(c, w, e);  // core/pipeline_placement.h
+  } else if (c.schedule != ScheduleKind::Interleaved && v != 1) {
     e.push_back(make_error(w, "--virtual-stages", str(v), "only the interleaved schedule uses it",
                            "use --schedule interleaved or --virtual-stages 1"));
+  }
   if (c.schedule == ScheduleKind::Interleaved) {
     if (v < 2)
       e.push_back(make_error(w, "--virtual-stages", str(v), "interleaved needs v >= 2",

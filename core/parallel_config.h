@@ -14,7 +14,10 @@
 namespace meshplan {
 
 enum class Recompute { None, Selective, Full };
-enum class ScheduleKind { GPipe, OneFOneB, Interleaved, ZeroBubbleH1 };
+/// Pipeline schedules. DualPipeV (DeepSeek's DualPipe cut in half, as torch.distributed.pipelining's
+/// ScheduleDualPipeV runs it): two model chunks per rank placed in a V (core/pipeline_placement.h).
+/// New values go at the end.
+enum class ScheduleKind { GPipe, OneFOneB, Interleaved, ZeroBubbleH1, DualPipeV };
 
 /// Bytes per parameter for weights + gradients + optimizer state (DESIGN.md "Conventions").
 /// Default16: bf16 weights 2 + bf16 grads 2 + fp32 master, m, v 12.
@@ -72,7 +75,7 @@ struct ParallelConfig {
   Recompute recompute = Recompute::None;
   bool sequence_parallel = false;     // only with tp > 1
   ScheduleKind schedule = ScheduleKind::OneFOneB;
-  int virtual_stages = 1;             // v: model chunks per pipeline rank (interleaved only)
+  int virtual_stages = 1;             // v: model chunks per pipeline rank (interleaved; dualpipev: 2)
   bool dp_overlap = true;             // overlap DP gradient communication with backward
   std::vector<int> layers_per_stage;  // size pp (or pp*v chunks); empty = as even as possible
 };

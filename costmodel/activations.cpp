@@ -96,6 +96,11 @@ double loss_chunk_working_bytes(const ModelSpec& m, double b, double s, int tp, 
   return 4.0 * s * b * chunk_columns(m, b, s, tp, loss_chunk_bytes);
 }
 
+double first_chunk_in_flight(ScheduleKind kind, int pp, int v, int64_t M) {
+  if (kind == ScheduleKind::DualPipeV) return std::min(static_cast<double>(M), 2.0 * pp);
+  return microbatches_in_flight(kind, pp, v, M, 0);
+}
+
 double microbatches_in_flight(ScheduleKind kind, int pp, int v, int64_t M, int stage) {
   const double Md = static_cast<double>(M);
   switch (kind) {
@@ -109,6 +114,7 @@ double microbatches_in_flight(ScheduleKind kind, int pp, int v, int64_t M, int s
                                      2.0 * (pp - stage - 1) + (v - 1.0) * pp + 1.0);
       return chunks / v;
     }
+    case ScheduleKind::DualPipeV: return std::min(2.0 * Md, 2.0 * pp + 1.0) / 2.0;
   }
   return Md;
 }

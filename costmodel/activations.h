@@ -61,7 +61,15 @@ double loss_chunk_working_bytes(const ModelSpec& m, double micro_batch, double s
 /// "one micro-batch through all of this rank's layers":
 ///   GPipe M;  1F1B and ZB-H1 min(M, P - stage);
 ///   interleaved (Megatron): min(v M, 2 (P - stage - 1) + (v - 1) P + 1) chunk-micro-batches of
-///   L/(P v) layers each, i.e. that count divided by v (stage 0: (1 + (P-1)/(P v)) P).
+///   L/(P v) layers each, i.e. that count divided by v (stage 0: (1 + (P-1)/(P v)) P);
+///   DualPipeV (torch.distributed.pipelining's order, each stash kept until its W): 2P + 1
+///   chunk-micro-batches on every rank, 2P - stage of the first chunk and stage + 1 of the second,
+///   i.e. (2P + 1) / 2 (the DualPipe README's "PP+1" activations of PP = 2P stages); costed with
+///   equal chunks.
 double microbatches_in_flight(ScheduleKind s, int pp, int v, int64_t num_micro_batches, int stage);
+
+/// Micro-batches of the first model chunk in flight on rank 0 (the embedding's activations):
+/// microbatches_in_flight, except DualPipeV's min(M, 2P) forwards of its first chunk.
+double first_chunk_in_flight(ScheduleKind s, int pp, int v, int64_t num_micro_batches);
 
 }  // namespace meshplan

@@ -1,4 +1,5 @@
 // Compressed DP gradient reduction (PowerSGD, 1-bit Adam/LAMB, top-k): bytes, time, warm-up.
+#include "core/pipeline_placement.h"
 #include "costmodel/grad_compression.h"
 
 #include <algorithm>
@@ -31,7 +32,7 @@ MatrixShapes stage_matrices(const Problem& p, const ParallelConfig& cfg, int sta
   const double params = stage_parameters_per_gpu(m, cfg, stage);
   double matrix = layers * (h * (q + 2.0 * kv) / t + q * h / t + h * f / t + fd * h / t);
   const double V = static_cast<double>(m.vocab_size);
-  const int last = cfg.pp - 1;
+  const int last = last_chunk_rank(cfg);
   if (stage == 0) { matrix += V * h / t; s.edges += V / t + h; }
   if (stage == last && (!m.tie_word_embeddings || cfg.pp > 1)) { matrix += V * h / t; s.edges += V / t + h; }
   s.elements = std::min(matrix, params);

@@ -1,4 +1,5 @@
 // Per-GPU memory by pipeline stage and the worst stage (costmodel/README.md "Memory").
+#include "core/pipeline_placement.h"
 #include "costmodel/memory.h"
 
 #include <algorithm>
@@ -56,14 +57,14 @@ double chunk_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, i
   const int last = cfg.pp * std::max(1, cfg.virtual_stages) - 1;
   double params = chunk_layers(m, cfg, chunk) * layer_parameters_per_gpu(m, cfg.tp);
   if (chunk == 0) params += embedding_parameters_per_gpu(m, cfg.tp);
-  if (chunk == last) params += head_parameters_per_gpu(m, cfg) + mtp_parameters_per_gpu(m, cfg, cfg.pp - 1);
+  if (chunk == last) params += head_parameters_per_gpu(m, cfg) + mtp_parameters_per_gpu(m, cfg, last_chunk_rank(cfg));
   return params;
 }
 
 double stage_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int stage) {
   double params = 0.0;
   for (int k = 0; k < std::max(1, cfg.virtual_stages); ++k)
-    params += chunk_parameters_per_gpu(m, cfg, stage + k * cfg.pp);
+    params += chunk_parameters_per_gpu(m, cfg, placed_chunk(cfg, stage, k));
   return params;
 }
 
@@ -99,11 +100,13 @@ static double stage_activation_bytes(const Problem& p, const ParallelConfig& cfg
   const int layers = stage_layers(m, cfg, stage) + stage_mtp_layers(m, cfg, stage);
   double bytes = in_flight * offload_resident_layers(p, layers) * layer_activation_bytes_for(p, cfg);
   bytes += policy_working_bytes(p, cfg);  // costmodel/ac_policy.h
-  if (stage == 0) bytes += in_flight * embedding_activation_bytes(m, b, s, t, sp);
+  if (stage == first_chunk_rank(cfg))
+    bytes += first_chunk_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages, cfg.num_micro_batches) *
+             embedding_activation_bytes(m, b, s, t, sp);
   // The LM head's logits live until that micro-batch's backward: one at a time on the last stage,
   // except under GPipe, which runs every forward before the first backward.
   const double head_in_flight = cfg.schedule == ScheduleKind::GPipe ? static_cast<double>(cfg.num_micro_batches) : 1.0;
-  if (stage == cfg.pp - 1)
+  if (stage == last_chunk_rank(cfg))
     bytes += head_in_flight * (head_activation_bytes(m, b, s, t, sp, e, p.job.knobs.loss_chunk_bytes) +
                                mtp_extra_activation_bytes(p, cfg)) +
              loss_chunk_working_bytes(m, b, s, t, p.job.knobs.loss_chunk_bytes);
@@ -154,7 +157,7 @@ MemoryTerms memory_terms(const Problem& p, const ParallelConfig& cfg) {
   k.layer_params = layer_parameters_per_gpu(m, t);
   k.embedding_params = embedding_parameters_per_gpu(m, t);
   k.head_params = head_parameters_per_gpu(m, cfg);
-  k.mtp_params = mtp_parameters_per_gpu(m, cfg, cfg.pp - 1);
+  k.mtp_params = mtp_parameters_per_gpu(m, cfg, last_chunk_rank(cfg));
   k.layer_activation = layer_activation_bytes_for(p, cfg);
   k.working = policy_working_bytes(p, cfg);  // costmodel/ac_policy.h
   k.embedding_activation = embedding_activation_bytes(m, b, s, t, sp);
@@ -180,13 +183,15 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
   MemoryBreakdown worst;
   worst.peak_bytes = -1.0;
   for (int stage = 0; stage < cfg.pp; ++stage) {
-    const bool first = stage == 0, last = stage == cfg.pp - 1;
+    const bool first = stage == first_chunk_rank(cfg), last = stage == last_chunk_rank(cfg);
     const int main_layers = stage_layers(p.model, cfg, stage);
     const int layers = main_layers + stage_mtp_layers(p.model, cfg, stage);  // MTP layers: costmodel/mtp.h
     const double params = main_layers * k.layer_params + (first ? k.embedding_params : 0.0) +
                           (last ? k.head_params + k.mtp_params : 0.0);
     const double in_flight = microbatches_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages,
                                                     cfg.num_micro_batches, stage);
+    const double embedding_in_flight =
+        first_chunk_in_flight(cfg.schedule, cfg.pp, cfg.virtual_stages, cfg.num_micro_batches);
     MemoryBreakdown mb;
     const StaticBytes ex = stage_expert_static_bytes(p, cfg, stage);  // MoE: sharded over edp
     StaticBytes st{params * pb.weights / shard_w, params * pb.gradients / shard_g, params * pb.optimizer / shard_o};
@@ -195,7 +200,7 @@ MemoryBreakdown estimate_memory(const Problem& p, const ParallelConfig& cfg) {
     mb.gradients_bytes = st.gradients + ex.gradients;
     mb.optimizer_bytes = st.optimizer + ex.optimizer;
     mb.activations_bytes = in_flight * offload_resident_layers(p, layers) * k.layer_activation + k.working +
-                           (first ? in_flight * k.embedding_activation : 0.0) + (last ? k.head_activation : 0.0) +
+                           (first ? embedding_in_flight * k.embedding_activation : 0.0) + (last ? k.head_activation : 0.0) +
                            k.zero3_buffers;
     mb.other_bytes = p.hardware.other_memory_bytes;
     mb.peak_bytes = mb.weights_bytes + mb.gradients_bytes + mb.optimizer_bytes + mb.activations_bytes +

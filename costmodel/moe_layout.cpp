@@ -1,4 +1,5 @@
 // Routed-expert parameter split and sharding (costmodel/moe_layout.h).
+#include "core/pipeline_placement.h"
 #include "costmodel/moe_layout.h"
 
 #include <algorithm>
@@ -30,7 +31,7 @@ double chunk_expert_parameters_per_gpu(const ModelSpec& m, const ParallelConfig&
   if (!m.moe.enabled()) return 0.0;
   const bool last = chunk == cfg.pp * std::max(1, cfg.virtual_stages) - 1;
   return chunk_layers(m, cfg, chunk) * expert_layer_parameters_per_gpu(m, cfg) +
-         (last ? mtp_expert_parameters_per_gpu(m, cfg, cfg.pp - 1) : 0.0);  // MTP layers: costmodel/mtp.h
+         (last ? mtp_expert_parameters_per_gpu(m, cfg, last_chunk_rank(cfg)) : 0.0);  // MTP layers: costmodel/mtp.h
 }
 
 double stage_expert_parameters_per_gpu(const ModelSpec& m, const ParallelConfig& cfg, int stage) {

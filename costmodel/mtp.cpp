@@ -1,4 +1,5 @@
 // Multi-token prediction's parameters, time and activations on the last chunk (costmodel/mtp.h).
+#include "core/pipeline_placement.h"
 #include "costmodel/mtp.h"
 
 #include <algorithm>
@@ -14,7 +15,7 @@ int chunk_mtp_layers(const ModelSpec& m, const ParallelConfig& cfg, int chunk) {
 }
 
 int stage_mtp_layers(const ModelSpec& m, const ParallelConfig& cfg, int stage) {
-  return stage == cfg.pp - 1 ? static_cast<int>(m.mtp_layers) : 0;  // the last chunk lives on rank pp - 1
+  return stage == last_chunk_rank(cfg) ? static_cast<int>(m.mtp_layers) : 0;  // the rank of the last chunk
 }
 
 // One module's norms: enorm, hnorm and final_layernorm, each like one of the layer's norms.

@@ -1,6 +1,7 @@
 // Pipeline layer split, bubble fractions and p2p sizes (costmodel/README.md "Pipeline").
 #include "costmodel/pipeline.h"
 
+#include "core/pipeline_placement.h"
 #include "costmodel/context_parallel.h"
 
 #include <algorithm>
@@ -18,7 +19,7 @@ int chunk_layers(const ModelSpec& m, const ParallelConfig& cfg, int chunk) {
 
 int stage_layers(const ModelSpec& m, const ParallelConfig& cfg, int stage) {
   int n = 0;
-  for (int k = 0; k < std::max(1, cfg.virtual_stages); ++k) n += chunk_layers(m, cfg, stage + k * cfg.pp);
+  for (int k = 0; k < std::max(1, cfg.virtual_stages); ++k) n += chunk_layers(m, cfg, placed_chunk(cfg, stage, k));
   return n;
 }
 
@@ -30,6 +31,10 @@ double bubble_relative(ScheduleKind s, int pp, int v, int64_t M) {
     case ScheduleKind::OneFOneB: return p1 / Md;
     case ScheduleKind::Interleaved: return p1 / (std::max(1, v) * Md);
     case ScheduleKind::ZeroBubbleH1: return p1 / (3.0 * Md);
+    // DualPipeV with equal chunks whose forward, input-gradient and weight-gradient passes take one unit
+    // each: P-1 units of fill and drain against 6 units per micro-batch (two chunks of F + B + W); a
+    // sixth of 1F1B's. costmodel/step.cpp bubble_unit has the general form.
+    case ScheduleKind::DualPipeV: return p1 / (6.0 * Md);
   }
   return 0.0;
 }

@@ -1,4 +1,5 @@
 // estimate_step / step_costs: assembles per-stage costs into one step (costmodel/README.md "Step time").
+#include "core/pipeline_placement.h"
 #include "costmodel/step.h"
 
 #include <algorithm>
@@ -112,7 +113,7 @@ StageTimes stage_times_from(const Problem& p, const ParallelConfig& cfg, const L
   const int last = cfg.pp * v - 1;
   StageTimes st;
   for (int k = 0; k < v; ++k) {
-    const int chunk = stage + k * cfg.pp;
+    const int chunk = placed_chunk(cfg, stage, k);
     const ChunkCosts c = chunk_times(lc, chunk_layers(p.model, cfg, chunk), chunk == 0, chunk == last);
     const double comm = c.tp_comm_forward_s + c.tp_comm_backward_s;
     // DeepSpeed BF16_Optimizer's fp32 accumulation follows each backward (costmodel/grad_accumulation.h).
@@ -131,12 +132,20 @@ StageTimes stage_times_from(const Problem& p, const ParallelConfig& cfg, const L
 double bubble_unit(ScheduleKind s, const StageTimes& st) {
   if (s == ScheduleKind::ZeroBubbleH1)  // Qi et al. 2023: (P-1)(T_F + T_B - T_W), T_B input grads only
     return std::max(0.0, st.forward_s + st.backward_s - 2.0 * st.backward_weight_s);
+  // DualPipeV (torch.distributed.pipelining ScheduleDualPipeV's order, two chunks of F, B, W per rank):
+  // P-1 chunk units of max(F, F + B - W), B the input gradient; the simulator measures this exactly for
+  // equal units (tests/simulator), and longer for B > F on deep pipelines (costmodel/README.md).
+  if (s == ScheduleKind::DualPipeV) {
+    const double input_grad = st.backward_s - st.backward_weight_s;
+    return std::max(st.forward_s, st.forward_s + input_grad - st.backward_weight_s) / 2.0;
+  }
   return st.total();
 }
 }  // namespace
 
 double tied_embedding_sync_s(const Problem& p, const ParallelConfig& cfg) {
   if ((!p.model.tie_word_embeddings && p.model.mtp_layers <= 0) || cfg.pp <= 1) return 0.0;
+  if (v_shaped(cfg.schedule)) return 0.0;  // embedding and LM head (and MTP's copy) both on rank 0
   // Megatron keeps the tied word embedding on the first and the last stage and all-reduces its
   // gradient (V*h/t values per GPU) between the two once per step; so it does for the copy of the
   // embedding the MTP stage builds (costmodel/mtp.h), one all-reduce for both.
@@ -323,10 +332,11 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
   StageClass classes[8];
   int n_classes = 0;
   StageClass worst;
-  double unit_sum = 0.0, dp_exposed = 0.0, dp_hidden = 0.0, optimizer = 0.0;
+  int worst_stage = 0;
+  double unit_sum = 0.0, total_sum = 0.0, dp_exposed = 0.0, dp_hidden = 0.0, optimizer = 0.0;
   for (int stage = 0; stage < cfg.pp; ++stage) {
     const int layers = stage_layers(p.model, cfg, stage);
-    const bool first = stage == 0, last = stage == cfg.pp - 1;
+    const bool first = stage == first_chunk_rank(cfg), last = stage == last_chunk_rank(cfg);
     const StageClass* found = nullptr;
     for (int i = 0; i < n_classes; ++i)
       if (classes[i].layers == layers && classes[i].first == first && classes[i].last == last) found = &classes[i];
@@ -346,7 +356,11 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
     }
     const StageClass& c = *found;
     unit_sum += c.unit;
-    if (stage == 0 || c.st.total() > worst.st.total()) worst = c;
+    total_sum += c.st.total();
+    if (stage == 0 || c.st.total() > worst.st.total()) {
+      worst = c;
+      worst_stage = stage;
+    }
     dp_exposed = std::max(dp_exposed, c.dp_exposed);
     dp_hidden = std::max(dp_hidden, c.dp_hidden);
     optimizer = std::max(optimizer, c.optimizer);
@@ -360,12 +374,21 @@ StepEstimate estimate_step(const Problem& p, const ParallelConfig& cfg) {
   // Fill and drain: every other stage's per-micro-batch time once (Narayanan et al. 2021: (P-1)
   // stage times for equal stages), divided by v for the interleaved schedule.
   t.pp_bubble_s = (unit_sum - worst_unit) / (cfg.schedule == ScheduleKind::Interleaved ? v : 1);
+  if (v_shaped(cfg.schedule) && worst_stage == 0 && cfg.pp > 1) {
+    // DualPipeV's rank 0 (embedding and LM head) starts on 2(P-1) forwards of its first chunk and ends on
+    // weight gradients: when it is the slowest rank, its extra work per micro-batch fills its fill/drain
+    // idle, which is gone at a few percent more work (the simulator's DualPipeV tests measure this).
+    const double extra = M * (worst.st.total() - (total_sum - worst.st.total()) / (cfg.pp - 1));
+    t.pp_bubble_s = std::max(0.0, t.pp_bubble_s - extra);
+  }
   if (cfg.pp > 1) {
     const GroupPlacement g = place_group(p.hardware, cfg.pp, pp_group_stride(cfg));
     const double hop = p2p_s(p.hardware, g, p2p_activation_bytes(p, cfg)) +
                        all_gather_s(p.hardware, place_group(p.hardware, cfg.tp, 1), p2p_gather_bytes(p, cfg));
     // Each chunk-micro-batch receives an activation and a gradient; fill and drain add P-1 hops each.
-    t.pp_comm_s = 2.0 * (v * M + cfg.pp - 1) * hop + tied_embedding_sync_s(p, cfg);
+    // DualPipeV runs each transfer under its other chunk's compute (DualPipe's point): fill and drain only.
+    const double hops = v_shaped(cfg.schedule) ? cfg.pp - 1.0 : v * M + cfg.pp - 1.0;
+    t.pp_comm_s = 2.0 * hops * hop + tied_embedding_sync_s(p, cfg);
   }
   t.dp_comm_s = dp_exposed;
   t.optimizer_s = optimizer;

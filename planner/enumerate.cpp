@@ -8,6 +8,7 @@
 
 #include "core/framework.h"
 #include "core/job_features.h"
+#include "core/pipeline_placement.h"
 #include "planner/cp_space.h"
 #include "planner/framework_space.h"
 #include "planner/hsdp_space.h"
@@ -30,6 +31,7 @@ const char* reason_name(Reason r) {
     case Reason::InterleavedNeedsPp: return "interleaved-needs-pp";
     case Reason::InterleavedMicroBatches: return "interleaved-micro-batches";
     case Reason::Memory: return "memory";
+    case Reason::DualPipeVMicroBatches: return "dualpipev-micro-batches";
   }
   return "?";
 }
@@ -45,9 +47,10 @@ const char* reason_description(Reason r) {
     case Reason::PpExceedsLayers: return "pp*v model chunks exceed the number of layers";
     case Reason::SequenceParallelNeedsTp: return "sequence parallelism needs tp > 1";
     case Reason::Batch: return "global batch is not a multiple of dp*micro_batch";
-    case Reason::InterleavedNeedsPp: return "interleaved needs pp >= 2 and v >= 2";
+    case Reason::InterleavedNeedsPp: return "interleaved needs pp >= 2 and v >= 2, dualpipev pp >= 2 and v = 2";
     case Reason::InterleavedMicroBatches: return "interleaved needs micro-batches to be a multiple of pp";
     case Reason::Memory: return "peak memory exceeds the usable GPU memory";
+    case Reason::DualPipeVMicroBatches: return "dualpipev needs at least 2 pp micro-batches";
   }
   return "?";
 }
@@ -147,6 +150,10 @@ static std::vector<ScheduleChoice> with_balanced_splits(const Problem& p, const 
   const int64_t L = p.model.num_layers;
   std::vector<ScheduleChoice> out;
   for (const ScheduleChoice& sc : choices) {
+    if (v_shaped(sc.kind)) {  // the balancers place chunks in a loop; a V gets the even split
+      if (static_cast<int64_t>(pp) * sc.virtual_stages <= L) out.push_back(sc);
+      continue;
+    }
     std::vector<int> balanced, ends;
     if (pp > 1 && uneven_ok && want_balanced) balanced = balanced_layers_per_chunk(p, pp, sc.virtual_stages);
     if (pp > 1 && uneven_ok && want_ends) ends = embedding_loss_layers_per_chunk(p.model, pp, sc.virtual_stages);
@@ -167,10 +174,15 @@ static std::vector<ScheduleChoice> with_balanced_splits(const Problem& p, const 
 
 static std::vector<ScheduleChoice> schedule_domain(const Problem& p, const SearchSpace& s, int pp) {
   const std::vector<ScheduleKind> all = {ScheduleKind::OneFOneB, ScheduleKind::Interleaved,
-                                         ScheduleKind::ZeroBubbleH1, ScheduleKind::GPipe};
+                                         ScheduleKind::ZeroBubbleH1, ScheduleKind::GPipe,
+                                         ScheduleKind::DualPipeV};
   std::vector<ScheduleChoice> out;
   if (pp == 1 && s.schedule.empty()) return {{ScheduleKind::OneFOneB, 1, {}}};
   for (ScheduleKind k : s.schedule.empty() ? all : s.schedule) {
+    if (k == ScheduleKind::DualPipeV) {  // two chunks per rank, in a V (core/pipeline_placement.h)
+      out.push_back({k, 2, {}});
+      continue;
+    }
     if (k != ScheduleKind::Interleaved) {
       out.push_back({k, 1, {}});
       continue;
@@ -199,6 +211,9 @@ LayoutDims layout_dims(const Problem& p, const SearchSpace& s, int tp, int pp, i
     if (s.recompute.empty() || std::count(s.recompute.begin(), s.recompute.end(), r))
       d.recomputes.push_back(r);
   restrict_to_framework(framework_spec(p.job.framework), p.model.num_layers, d);
+  d.schedules.erase(std::remove_if(d.schedules.begin(), d.schedules.end(),
+                                   [&](const ScheduleChoice& sc) { return !schedule_admits_compile(p.job, sc.kind); }),
+                    d.schedules.end());  // torchtitan's DualPipeV without torch.compile (core/framework.h)
   restrict_to_moe(p, d);
   restrict_to_offload(p, d);  // planner/offload_space.h
   restrict_to_graphs(p, d);   // planner/graph_space.h
@@ -239,13 +254,16 @@ Reason classify_config(const Problem& p, const ParallelConfig& c) {
       c.micro_batch_size * c.num_micro_batches * c.dp != p.job.global_batch)
     return Reason::Batch;
   const bool interleaved = c.schedule == ScheduleKind::Interleaved;
-  if (interleaved ? (c.pp < 2 || c.virtual_stages < 2) : c.virtual_stages != 1)
+  const bool dualpipev = c.schedule == ScheduleKind::DualPipeV;
+  if (dualpipev ? (c.pp < 2 || c.virtual_stages != 2)
+                : interleaved ? (c.pp < 2 || c.virtual_stages < 2) : c.virtual_stages != 1)
     return Reason::InterleavedNeedsPp;
   const int64_t chunks = static_cast<int64_t>(c.pp) * c.virtual_stages;
   if (c.layers_per_stage.empty() ? chunks > p.model.num_layers
                                  : !layer_split_ok(c.layers_per_stage, chunks, p.model.num_layers))
     return Reason::PpExceedsLayers;
   if (interleaved && c.num_micro_batches % c.pp != 0) return Reason::InterleavedMicroBatches;
+  if (dualpipev && c.num_micro_batches < 2 * static_cast<int64_t>(c.pp)) return Reason::DualPipeVMicroBatches;
   if (c.sequence_parallel && c.tp == 1) return Reason::SequenceParallelNeedsTp;
   return Reason::None;
 }

@@ -43,11 +43,12 @@ enum class Reason {
   PpExceedsLayers,          // pp*v > num_layers
   SequenceParallelNeedsTp,  // sequence parallelism asked for with tp == 1
   Batch,                    // global batch not divisible by dp*micro_batch
-  InterleavedNeedsPp,       // interleaved schedule with pp < 2 or v < 2
+  InterleavedNeedsPp,       // interleaved schedule with pp < 2 or v < 2 (dualpipev: pp < 2 or v != 2)
   InterleavedMicroBatches,  // interleaved needs micro-batches % pp == 0
   Memory,                   // peak memory above the usable GPU memory
+  DualPipeVMicroBatches,    // dualpipev needs at least 2 pp micro-batches (new reasons go last)
 };
-constexpr int kNumReasons = 9;
+constexpr int kNumReasons = 10;
 /// Stable short names used in JSON ("rejected") and --explain: "tp-divides-heads", "memory", ...
 const char* reason_name(Reason r);
 /// One sentence for --explain.
@@ -72,7 +73,7 @@ struct ZeroChoice {
   bool operator==(const ZeroChoice& o) const { return stage == o.stage && shard_group == o.shard_group; }
 };
 
-/// One pipeline schedule choice: the kind and its virtual stages (1 unless interleaved).
+/// One pipeline schedule choice: the kind and its virtual stages (1 unless interleaved; dualpipev 2).
 struct ScheduleChoice {
   ScheduleKind kind = ScheduleKind::OneFOneB;
   int virtual_stages = 1;

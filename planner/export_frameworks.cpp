@@ -35,6 +35,7 @@ const char* torchtitan_schedule(const ParallelConfig& c) {
   switch (c.schedule) {
     case ScheduleKind::GPipe: return "GPipe";
     case ScheduleKind::Interleaved: return "Interleaved1F1B";
+    case ScheduleKind::DualPipeV: return "DualPipeV";  // torchtitan places its 2 pp stages in a V
     default: return "1F1B";
   }
 }

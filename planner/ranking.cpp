@@ -57,6 +57,7 @@ static int schedule_rank(ScheduleKind k) {
     case ScheduleKind::Interleaved: return 1;
     case ScheduleKind::ZeroBubbleH1: return 2;
     case ScheduleKind::GPipe: return 3;
+    case ScheduleKind::DualPipeV: return 4;
   }
   return 4;
 }

@@ -1,10 +1,15 @@
-// Pipeline schedule generators (GPipe, 1F1B, Megatron interleaved 1F1B, ZB-H1) and send/recv insertion.
+// Pipeline schedule generators (GPipe, 1F1B, Megatron interleaved 1F1B, ZB-H1, DualPipeV) and send/recv insertion.
 // Pure data: no costs, no time. The simulator and the executor interpret the result.
 #include "planner/schedule.h"
 
 #include <algorithm>
 #include <cassert>
+#include <deque>
+#include <map>
 #include <string>
+#include <utility>
+
+#include "core/pipeline_placement.h"
 
 namespace meshplan {
 
@@ -113,6 +118,67 @@ std::vector<Action> zb_h1_rank(int pp, int r, int m) {
   return out;
 }
 
+// DualPipeV as torch.distributed.pipelining's ScheduleDualPipeV orders it (_calculate_single_rank_operations,
+// "based on the open sourced code from github.com/deepseek-ai/DualPipe", dualpipev.py DualPipeV.step):
+// local chunk 0 is model chunk r, chunk 1 is 2pp-1-r. Per-chunk counters hand out micro-batches; a full
+// backward is B then W here (B alone when the step runs it as zero bubble, its W queued and issued by a
+// later "weight" slot, oldest first); an overlapped F&B pair runs F, then the full backward. Eight steps:
+// F0 x 2(pp-r-1); (F0 F1) x (r+1); (B1 W F1) x (pp-r-1); (F0 B1 | F1 B0) x (M-2pp+r+1), the last rank's
+// first F0 B1 not overlapped; (B1 | F1 B0) x (pp-r-1); (B1 B0) x (r+1), zero bubble from its middle on;
+// (W B0) x (pp-r-1); W x (r+1).
+class DualPipeVRank {
+ public:
+  DualPipeVRank(int pp, int r, int m) : pp_(pp), r_(r), m_(m) {}
+  std::vector<Action> build() {
+    const int pp = pp_, r = r_;
+    for (int i = 0; i < 2 * (pp - r - 1); ++i) forward(0);
+    for (int i = 0; i < r + 1; ++i) { forward(0); forward(1); }
+    for (int i = 0; i < pp - r - 1; ++i) { input_grad(1); weight(); forward(1); }
+    for (int i = 0; i < m_ - 2 * pp + r + 1; ++i) {
+      forward(0);  // the last rank's first pair is not overlapped: the same order here
+      full_backward(1);
+      forward(1);
+      full_backward(0);
+    }
+    for (int i = 0; i < pp - r - 1; ++i) { full_backward(1); forward(1); full_backward(0); }
+    bool zero_bubble = false;
+    for (int i = 0; i < r + 1; ++i) {
+      if (i == (r + 1) / 2 && r % 2 == 1) zero_bubble = true;
+      backward(1, zero_bubble);
+      if (i == (r + 1) / 2 && r % 2 == 0) zero_bubble = true;
+      backward(0, zero_bubble);
+    }
+    for (int i = 0; i < pp - r - 1; ++i) { weight(); backward(0, zero_bubble); }
+    for (int i = 0; i < r + 1; ++i) weight();
+    return std::move(out_);
+  }
+
+ private:
+  void push(ActionKind k, int mb, int chunk) {
+    if (mb < m_) out_.push_back(compute(k, mb, chunk));  // the counters may run past M (PyTorch drops those)
+  }
+  void forward(int c) { push(ActionKind::Forward, next_f_[c]++, c); }
+  void input_grad(int c) {
+    push(ActionKind::Backward, next_b_[c], c);
+    pending_w_.emplace_back(c, next_b_[c]++);
+  }
+  void full_backward(int c) {
+    push(ActionKind::Backward, next_b_[c], c);
+    push(ActionKind::BackwardWeight, next_b_[c]++, c);
+  }
+  void backward(int c, bool zero_bubble) { zero_bubble ? input_grad(c) : full_backward(c); }
+  void weight() {
+    if (pending_w_.empty()) return;
+    const auto [c, mb] = pending_w_.front();
+    pending_w_.pop_front();
+    push(ActionKind::BackwardWeight, mb, c);
+  }
+  int pp_, r_, m_;
+  int next_f_[2] = {0, 0}, next_b_[2] = {0, 0};
+  std::deque<std::pair<int, int>> pending_w_;
+  std::vector<Action> out_;
+};
+
 // Appends R (one per chunk, right after that chunk's last backward piece) and O at the end.
 void add_reduce_and_step(std::vector<Action>& acts, int v) {
   std::vector<int> last(v, -1);
@@ -151,9 +217,19 @@ Result<Schedule> make_schedule(ScheduleKind kind, int pp, int virtual_stages, in
                           "raise the global batch or lower --micro-batch");
   if (virtual_stages < 1)
     return schedule_error("--virtual-stages", virtual_stages, "must be >= 1", "e.g. --virtual-stages 2");
-  if (kind != ScheduleKind::Interleaved && virtual_stages != 1)
+  if (kind == ScheduleKind::DualPipeV) {
+    if (virtual_stages != 2)
+      return schedule_error("--virtual-stages", virtual_stages, "dualpipev holds exactly two model chunks per rank",
+                            "use --virtual-stages 2 with --schedule dualpipev");
+    if (pp < 2) return schedule_error("--pp", pp, "dualpipev needs pp >= 2", "raise --pp or use 1f1b");
+    if (num_micro_batches < 2 * pp)
+      return schedule_error("num_micro_batches", num_micro_batches,
+                            "dualpipev needs at least 2pp=" + std::to_string(2 * pp) + " micro-batches",
+                            "lower the micro-batch size or raise the global batch");
+  } else if (kind != ScheduleKind::Interleaved && virtual_stages != 1) {
     return schedule_error("--virtual-stages", virtual_stages, "only the interleaved schedule uses it",
                           "use --schedule interleaved or --virtual-stages 1");
+  }
   if (kind == ScheduleKind::Interleaved && num_micro_batches % pp != 0)
     return schedule_error("num_micro_batches", num_micro_batches,
                           "interleaved 1F1B needs a multiple of pp=" + std::to_string(pp),
@@ -173,13 +249,14 @@ Result<Schedule> make_schedule(ScheduleKind kind, int pp, int virtual_stages, in
         acts = interleaved_rank(pp, virtual_stages, r, num_micro_batches);
         break;
       case ScheduleKind::ZeroBubbleH1: acts = zb_h1_rank(pp, r, num_micro_batches); break;
+      case ScheduleKind::DualPipeV: acts = DualPipeVRank(pp, r, num_micro_batches).build(); break;
     }
     add_reduce_and_step(acts, virtual_stages);
   }
   return s;
 }
 
-int model_chunk(const Schedule& s, int rank, int chunk) { return chunk * s.pp + rank; }
+int model_chunk(const Schedule& s, int rank, int chunk) { return placed_chunk(s.kind, s.pp, rank, chunk); }
 
 Schedule add_communication(const Schedule& s) {
   Schedule out = s;
@@ -188,13 +265,14 @@ Schedule add_communication(const Schedule& s) {
   for (int r = 0; r < pp; ++r) {
     std::vector<Action> acts;
     acts.reserve(s.ranks[r].size() * 3);
-    const int next = (r + 1) % pp;
-    const int prev = (r + pp - 1) % pp;
     for (const Action& a : s.ranks[r]) {
       const int g = model_chunk(s, r, a.chunk);
-      // Neighbouring model chunks live on other ranks whenever pp > 1 (chunk g on rank g mod pp).
-      const bool has_prev = pp > 1 && g > 0;
-      const bool has_next = pp > 1 && g < last_chunk;
+      // The neighbouring model chunks' ranks (looped: g mod pp; V-shaped: the turn at pp-1 | pp stays on
+      // the last rank, whose two chunks hand over in memory, without a transfer).
+      const int next = g < last_chunk ? chunk_rank(s.kind, pp, g + 1) : -1;
+      const int prev = g > 0 ? chunk_rank(s.kind, pp, g - 1) : -1;
+      const bool has_prev = pp > 1 && g > 0 && prev != r;
+      const bool has_next = pp > 1 && g < last_chunk && next != r;
       auto comm = [&](ActionKind k, int peer) {
         Action c = a;
         c.kind = k;

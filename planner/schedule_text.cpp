@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/checked.h"
+#include "core/pipeline_placement.h"
 #include "core/limits.h"
 #include "planner/schedule.h"
 
@@ -21,15 +22,16 @@ std::string action_text(const Action& a) {
   return t + "." + std::to_string(a.chunk);
 }
 
-// Peer implied by the pipeline: forward data flows to rank r+1, gradients to rank r-1 (mod pp).
-int implied_peer(ActionKind k, int rank, int pp) {
-  switch (k) {
-    case ActionKind::SendForward:
-    case ActionKind::RecvBackward: return (rank + 1) % pp;
-    case ActionKind::RecvForward:
-    case ActionKind::SendBackward: return (rank + pp - 1) % pp;
-    default: return -1;
-  }
+// Peer implied by the pipeline: forward data flows to rank r+1, gradients to rank r-1 (mod pp); under a
+// V-shaped placement to the rank of the neighbouring model chunk (core/pipeline_placement.h).
+int implied_peer(const Schedule& s, const Action& a, int rank) {
+  const int pp = s.pp;
+  const bool to_next = a.kind == ActionKind::SendForward || a.kind == ActionKind::RecvBackward;
+  const bool to_prev = a.kind == ActionKind::RecvForward || a.kind == ActionKind::SendBackward;
+  if (!to_next && !to_prev) return -1;
+  if (!v_shaped(s.kind)) return to_next ? (rank + 1) % pp : (rank + pp - 1) % pp;
+  const int g = placed_chunk(s.kind, pp, rank, a.chunk) + (to_next ? 1 : -1);
+  return g < 0 || g >= 2 * pp ? -1 : chunk_rank(s.kind, pp, g);
 }
 
 struct Reader {
@@ -93,7 +95,7 @@ Result<bool> parse_header(const std::string& text, Schedule& s, bool& has_pp, co
     int n = 0;
     if (key == "kind") {
       auto k = parse_schedule(val);
-      if (!k) return rd.error("kind", val, "unknown schedule kind", "gpipe, 1f1b, interleaved or zb-h1");
+      if (!k) return rd.error("kind", val, "unknown schedule kind", "gpipe, 1f1b, interleaved, zb-h1 or dualpipev");
       s.kind = *k;
     } else if ((key == "pp" || key == "virtual_stages" || key == "micro_batches") && parse_int(val, n)) {
       if (key == "pp") s.pp = n, has_pp = true;
@@ -133,8 +135,12 @@ Result<bool> finish(Schedule& s, bool header_pp, const std::string& file) {
                       "is too large (accepted 1.." + std::to_string(limits::kMaxSimulatedPasses) +
                           " micro-batch passes, from the header and the largest indices)",
                       "number micro-batches and chunks from 0 and keep the header counts small");
+  if (v_shaped(s.kind) && s.virtual_stages != 2)
+    return make_error(file, "virtual_stages", std::to_string(s.virtual_stages),
+                      std::string(to_string(s.kind)) + " places exactly two chunks per rank (.0 and .1)",
+                      "number the chunks 0 and 1");
   for (int r = 0; r < s.pp; ++r)
-    for (Action& a : s.ranks[r]) a.peer = implied_peer(a.kind, r, s.pp);
+    for (Action& a : s.ranks[r]) a.peer = implied_peer(s, a, r);
   return true;
 }
 

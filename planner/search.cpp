@@ -40,13 +40,16 @@ struct Collector {
 // Rules met at the schedule level (after the batch rule), in classify_config's order.
 Reason schedule_rule(const Problem& p, const LayoutDims& d, const ScheduleChoice& sc, int64_t M) {
   const bool interleaved = sc.kind == ScheduleKind::Interleaved;
-  if (interleaved ? (d.pp < 2 || sc.virtual_stages < 2) : sc.virtual_stages != 1)
+  const bool dualpipev = sc.kind == ScheduleKind::DualPipeV;
+  if (dualpipev ? (d.pp < 2 || sc.virtual_stages != 2)
+                : interleaved ? (d.pp < 2 || sc.virtual_stages < 2) : sc.virtual_stages != 1)
     return Reason::InterleavedNeedsPp;
   const int64_t chunks = static_cast<int64_t>(d.pp) * sc.virtual_stages;
   if (sc.layers_per_chunk.empty() ? chunks > p.model.num_layers
                                   : !layer_split_ok(sc.layers_per_chunk, chunks, p.model.num_layers))
     return Reason::PpExceedsLayers;
   if (interleaved && M % d.pp != 0) return Reason::InterleavedMicroBatches;
+  if (dualpipev && M < 2 * static_cast<int64_t>(d.pp)) return Reason::DualPipeVMicroBatches;
   return Reason::None;
 }
 

@@ -1,4 +1,5 @@
 // summarize / verify_order: derived numbers and order checks from a SimResult (analysis.h).
+#include "core/pipeline_placement.h"
 #include "simulator/analysis.h"
 
 #include <algorithm>
@@ -76,14 +77,15 @@ Check verify_order(const Schedule& s, const SimResult& r) {
     for (const Span& sp : r.spans) {
       if (sp.stream != Stream::Compute || sp.kind == ActionKind::OptimizerStep || sp.lane / pp != rep) continue;
       const int k = static_cast<int>(sp.kind);
-      OpTimes& o = at(k, sp.chunk * pp + sp.lane % pp, sp.micro_batch);
+      OpTimes& o = at(k, placed_chunk(s.kind, pp, sp.lane % pp, sp.chunk), sp.micro_batch);
       if (sp.piece == 0) ++o.count;  // later pieces continue the same op
       if (o.start < 0) o.start = sp.start_ns;
       o.end = std::max(o.end, sp.end_ns);
     }
     for (int g = 0; g < chunks; ++g)
       for (int mb = 0; mb < m; ++mb) {
-        const std::string id = std::to_string(mb) + "." + std::to_string(g / pp) + " on rank " + std::to_string(g % pp);
+        const std::string id = std::to_string(mb) + "." + std::to_string(chunk_local_index(s.kind, pp, g)) + " on rank " +
+                               std::to_string(chunk_rank(s.kind, pp, g));
         const OpTimes& f = at(0, g, mb);
         const OpTimes& b = at(1, g, mb);
         const OpTimes& w = at(2, g, mb);

@@ -1,4 +1,5 @@
 // deadlock_error: names the cycle of blocked ranks and their actions (see deadlock.h).
+#include "core/pipeline_placement.h"
 #include "simulator/deadlock.h"
 
 #include <cassert>
@@ -35,10 +36,10 @@ Blocked describe(const Program& p, const World& w, int lane) {
     const Op& op = ops[s.pc];
     const bool fwd = op.kind == ActionKind::RecvForward;
     const int g = op.model_chunk + (fwd ? -1 : 1);  // the producing model chunk
-    const int src = g % p.pp;
+    const int src = chunk_rank(p.kind, p.pp, g);
     b.waits_for = rep * p.pp + src;
     b.at = op_label(op, op.micro_batch, op.chunk);
-    b.needs = std::string(fwd ? "SF" : "SB") + std::to_string(op.micro_batch) + "." + std::to_string(g / p.pp) +
+    b.needs = std::string(fwd ? "SF" : "SB") + std::to_string(op.micro_batch) + "." + std::to_string(chunk_local_index(p.kind, p.pp, g)) +
               " from " + lane_name(p, b.waits_for);
     return b;
   }

@@ -39,6 +39,7 @@ World::World(const Program& prog, bool record_spans) : p(prog), spans_(record_sp
       js.resize(std::max(js.size(), p.ops[l].size()));
     }
   }
+  res.kind = p.kind;
   res.pp = p.pp;
   res.virtual_stages = p.v;
   res.replicas = p.replicas;

@@ -62,7 +62,7 @@ Check memory_check(PlanSimulation& ps, const ParallelConfig& cfg) {
              " GB stashed, " + fmt("%g", w.peak_in_flight) + " micro-batches in flight (cost model " +
              fmt("%g", ps.model_in_flight[w.stage]) + "); most in flight on any stage " + fmt("%g", sim_max) +
              " vs cost model " + fmt("%g", model_max);
-  c.detail += split ? " (ZB-H1: stashes count until W)"
+  c.detail += split ? " (split backward, ZB-H1 and DualPipeV: stashes count until W)"
                    : (per_stage ? "; every stage matches" : "; some stage differs from the cost model");
   return c;
 }

@@ -33,7 +33,8 @@ Op compile_op(const SimInput& in, const Program& p, int rep, int r, const Action
   op.micro_batch = a.micro_batch;
   op.chunk = static_cast<int16_t>(a.chunk);
   op.model_chunk = static_cast<int16_t>(g);
-  const int next = (r + 1) % p.pp, prev = (r + p.pp - 1) % p.pp;
+  // The neighbouring model chunk's rank, which add_communication / the schedule text put in peer.
+  const int next = a.peer >= 0 ? a.peer : (r + 1) % p.pp, prev = a.peer >= 0 ? a.peer : (r + p.pp - 1) % p.pp;
   switch (a.kind) {
     case ActionKind::Forward:
       op.dur_ns = scaled(ct.forward_ns, slow);
@@ -73,6 +74,7 @@ Program compile_program(const SimInput& in) {
   assert(static_cast<int>(in.chunks.size()) == s.pp * s.virtual_stages && "one ChunkTimes per model chunk");
   assert(in.replicas >= 1);
   Program p;
+  p.kind = s.kind;
   p.pp = s.pp;
   p.v = s.virtual_stages;
   p.m = s.num_micro_batches;

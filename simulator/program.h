@@ -24,6 +24,7 @@ struct Op {  // 32 bytes: the event loop streams through these
 };
 
 struct Program {
+  ScheduleKind kind = ScheduleKind::OneFOneB;  // with pp: where each model chunk lives (core/pipeline_placement.h)
   int pp = 1;
   int v = 1;
   int m = 1;

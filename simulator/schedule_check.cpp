@@ -1,4 +1,5 @@
 // Static schedule checks (see schedule_check.h): counts, per-rank order, send/recv pairing, R and O.
+#include "core/pipeline_placement.h"
 #include "simulator/schedule_check.h"
 
 #include <string>
@@ -117,7 +118,7 @@ struct Peer {
 };
 Peer producer(const Schedule& s, int r, int c, bool forward) {
   const int g = model_chunk(s, r, c) + (forward ? -1 : 1);
-  return Peer{g % s.pp, g / s.pp};
+  return Peer{chunk_rank(s.kind, s.pp, g), chunk_local_index(s.kind, s.pp, g)};
 }
 
 Result<bool> Checker::check_receive(int r, ActionKind recv, int mb, int c) {
@@ -126,8 +127,21 @@ Result<bool> Checker::check_receive(int r, ActionKind recv, int mb, int c) {
   const ActionKind send = fwd ? ActionKind::SendForward : ActionKind::SendBackward;
   const int g = model_chunk(s, r, c);
   const int last = s.pp * s.virtual_stages - 1;
-  const bool needed = s.pp > 1 && (fwd ? g > 0 : g < last);
+  const bool end = fwd ? g == 0 : g == last;
   const int rp = idx[r].at(recv, c, mb);
+  // A V-shaped schedule's turn (model chunks pp-1 and pp, both on rank pp-1) hands over in memory: the
+  // producing chunk's compute must come first on the same rank.
+  if (!end && s.pp > 1 && producer(s, r, c, fwd).rank == r) {
+    const Peer p = producer(s, r, c, fwd);
+    if (rp >= 0)
+      return fail(r, label(recv, mb, c), "receives from its own rank (the V's turn hands over in memory)",
+                  "remove it");
+    if (idx[r].at(compute, p.chunk, mb) > idx[r].at(compute, c, mb))
+      return fail(r, label(compute, mb, c) + " before " + label(compute, mb, p.chunk),
+                  "uses the other chunk's output before computing it", "move it after " + label(compute, mb, p.chunk));
+    return true;
+  }
+  const bool needed = s.pp > 1 && !end;
   if (!needed) {
     if (rp >= 0)
       return fail(r, label(recv, mb, c), "receives from nobody (model chunk " + std::to_string(g) + " is an end)",
@@ -163,6 +177,8 @@ Result<bool> Checker::check_send(int r, ActionKind send, int mb, int c) {
     return fail(r, label(send, mb, c) + " before " + label(compute, mb, c), "sends data before computing it",
                 "move the send after the compute action");
   const Peer p = producer(s, r, c, !fwd);  // the consumer
+  if (p.rank == r)
+    return fail(r, label(send, mb, c), "sends to its own rank (the V's turn hands over in memory)", "remove it");
   const ActionKind recv = fwd ? ActionKind::RecvForward : ActionKind::RecvBackward;
   if (idx[p.rank].at(recv, p.chunk, mb) < 0)
     return fail(r, label(send, mb, c),

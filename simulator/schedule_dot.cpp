@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "core/pipeline_placement.h"
 #include "simulator/schedule_check.h"
 #include "simulator/timeline_text.h"
 
@@ -57,7 +58,7 @@ std::string schedule_dot(const Schedule& s) {
       if (a.kind != ActionKind::SendForward && a.kind != ActionKind::SendBackward) continue;
       const bool fwd = a.kind == ActionKind::SendForward;
       const int g = model_chunk(s, r, a.chunk) + (fwd ? 1 : -1);
-      const int peer = g % s.pp, chunk = g / s.pp;
+      const int peer = chunk_rank(s.kind, s.pp, g), chunk = chunk_local_index(s.kind, s.pp, g);
       const int j = recv_at[peer][((fwd ? 0 : v) + chunk) * m + a.micro_batch];
       if (j >= 0) out += "  " + node_id(r, i) + " -> " + node_id(peer, j) + " [color=\"#d62728\", constraint=false];\n";
     }

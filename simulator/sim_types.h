@@ -89,6 +89,7 @@ struct LaneStats {
 };
 
 struct SimResult {
+  ScheduleKind kind = ScheduleKind::OneFOneB;  // the schedule's chunk placement (core/pipeline_placement.h)
   int pp = 1;
   int virtual_stages = 1;
   int replicas = 1;

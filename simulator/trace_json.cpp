@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/pipeline_placement.h"
 #include "simulator/analysis.h"
 #include "simulator/timeline_text.h"
 
@@ -73,7 +74,7 @@ void activation_counters(std::string& out, const SimResult& r) {
   for (const Span& s : r.spans) {
     if (s.stream != Stream::Compute) continue;
     if (s.kind == ActionKind::Forward && s.piece == 0)
-      ev[s.lane].push_back({s.start_ns, r.chunk_activation_bytes[s.chunk * r.pp + s.lane % r.pp]});
+      ev[s.lane].push_back({s.start_ns, r.chunk_activation_bytes[placed_chunk(r.kind, r.pp, s.lane % r.pp, s.chunk)]});
     if (s.kind == release) {
       Nanoseconds& e = release_end[{s.lane, s.chunk, s.micro_batch}];
       e = std::max(e, s.end_ns);
@@ -82,7 +83,7 @@ void activation_counters(std::string& out, const SimResult& r) {
   for (const auto& [key, end] : release_end) {
     const auto [lane, chunk, mb] = key;
     (void)mb;
-    ev[lane].push_back({end, -r.chunk_activation_bytes[chunk * r.pp + lane % r.pp]});
+    ev[lane].push_back({end, -r.chunk_activation_bytes[placed_chunk(r.kind, r.pp, lane % r.pp, chunk)]});
   }
   for (size_t lane = 0; lane < ev.size(); ++lane) {
     auto& e = ev[lane];

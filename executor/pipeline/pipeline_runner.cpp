@@ -17,6 +17,11 @@ PipelineRunner::PipelineRunner(Backend& backend, Communicator& pp, const Schedul
     if (a.kind == ActionKind::Backward) last_backward_mb_[a.chunk] = a.micro_batch;
 }
 
+int PipelineRunner::local_of(int g) const {
+  if (g < 0 || g >= model_chunks_ || chunk_rank(schedule_.kind, pp_size_, g) != pp_rank_) return -1;
+  return chunk_local_index(schedule_.kind, pp_size_, g);
+}
+
 int PipelineRunner::tag(int mb, int receiving_model_chunk, int kind) const {
   return (mb * model_chunks_ + receiving_model_chunk) * 2 + kind;
 }
@@ -49,12 +54,22 @@ void PipelineRunner::forward(const Action& a, const MicroBatchLoader& load, doub
   if (m.spec().has_embedding) in.tokens = tokens(a.micro_batch, false, load).data();
   if (m.spec().has_head) in.targets = tokens(a.micro_batch, true, load).data();
   auto received = recv_activations_.find(key);
-  if (!m.spec().has_embedding) {
+  // At a V's turn the previous model chunk is this rank's other chunk: its output is the input.
+  const int prev_local = m.spec().has_embedding ? -1 : local_of(model_chunk(a.chunk) - 1);
+  const Key prev_key{a.micro_batch, prev_local};
+  if (prev_local >= 0) {
+    assert(outputs_.count(prev_key) && "F before the other local chunk's F");
+    in.activations = outputs_[prev_key];
+  } else if (!m.spec().has_embedding) {
     assert(received != recv_activations_.end() && "F before its RF");
     in.activations = received->second.f32();
   }
   const float* out = m.forward(a.micro_batch, in);
   if (received != recv_activations_.end()) recv_activations_.erase(received);  // forward copied it
+  if (prev_local >= 0) {  // copied as well: the other chunk's output is no longer needed
+    chunks_[prev_local]->model().release_output(a.micro_batch);
+    outputs_.erase(prev_key);
+  }
   if (m.spec().has_head) loss_sum += m.loss(a.micro_batch);
   else outputs_[key] = out;
 }
@@ -74,7 +89,16 @@ void PipelineRunner::backward(const Action& a) {
   outputs_.erase(key);
   const float* grad_output = nullptr;
   auto received = recv_gradients_.find(key);
-  if (!m.spec().has_head) {
+  // At a V's turn the next model chunk is this rank's other chunk: its input gradient is ours.
+  const int next_local = m.spec().has_head ? -1 : local_of(model_chunk(a.chunk) + 1);
+  Tensor local_gradient;
+  if (next_local >= 0) {
+    auto it = grad_inputs_.find({a.micro_batch, next_local});
+    assert(it != grad_inputs_.end() && "B before the other local chunk's B");
+    local_gradient = std::move(it->second);
+    grad_inputs_.erase(it);
+    grad_output = local_gradient.f32();
+  } else if (!m.spec().has_head) {
     assert(received != recv_gradients_.end() && "B before its RB");
     grad_output = received->second.f32();
   }

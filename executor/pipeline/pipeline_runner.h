@@ -1,6 +1,7 @@
 // PipelineRunner: executes one pipeline rank's action list of a planner::Schedule (GPipe, 1F1B,
-// interleaved, ZB-H1) for one training step: F/B on the local model chunks, activations and their
-// gradients exchanged with the neighbouring pipeline ranks by point-to-point messages.
+// interleaved, ZB-H1, DualPipeV) for one training step: F/B on the local model chunks, activations and
+// their gradients exchanged with the neighbouring pipeline ranks by point-to-point messages (and, at a
+// V-shaped schedule's turn, handed from one local chunk to the other in memory).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -8,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/pipeline_placement.h"
 #include "executor/backend.h"
 #include "executor/comm.h"
 #include "executor/parallel/data_parallel.h"
@@ -26,7 +28,7 @@ using MicroBatchLoader = std::function<void(int mb, int32_t* inputs, int32_t* ta
 /// so every message of a step has its own tag.
 class PipelineRunner {
  public:
-  /// chunks[c] is local chunk c (model chunk c * pp + pp_rank). loss_scale: dL/d(mean loss of
+  /// chunks[c] is local chunk c (model chunk placed_chunk(kind, pp, pp_rank, c)). loss_scale: dL/d(mean loss of
   /// one micro-batch), 1 / (M * dp) for a mean over the global batch.
   PipelineRunner(Backend& backend, Communicator& pp, const Schedule& schedule, int pp_rank,
                  std::vector<DataParallelChunk*> chunks, float loss_scale);
@@ -37,7 +39,9 @@ class PipelineRunner {
 
  private:
   using Key = std::pair<int, int>;  // (micro-batch, local chunk)
-  int model_chunk(int local) const { return local * pp_size_ + pp_rank_; }
+  int model_chunk(int local) const { return placed_chunk(schedule_.kind, pp_size_, pp_rank_, local); }
+  /// The local chunk holding model chunk g, or -1 when another rank holds it.
+  int local_of(int g) const;
   int tag(int mb, int receiving_model_chunk, int kind) const;
   const std::vector<int32_t>& tokens(int mb, bool targets, const MicroBatchLoader& load);
   void forward(const Action& a, const MicroBatchLoader& load, double& loss_sum);

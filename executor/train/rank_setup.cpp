@@ -3,6 +3,8 @@
 
 #include <numeric>
 
+#include "core/pipeline_placement.h"
+
 namespace meshplan::exec {
 
 std::vector<ChunkSpec> local_chunk_specs(const Problem& p, const ParallelConfig& cfg, int stage,
@@ -12,7 +14,7 @@ std::vector<ChunkSpec> local_chunk_specs(const Problem& p, const ParallelConfig&
   const int v = chunks / cfg.pp;
   std::vector<ChunkSpec> specs;
   for (int local = 0; local < v; ++local) {
-    const int g = local * cfg.pp + stage;
+    const int g = placed_chunk(cfg.schedule, cfg.pp, stage, local);  // looped or V (core/pipeline_placement.h)
     ChunkSpec s;
     s.model = p.model;
     s.first_layer = std::accumulate(layers.begin(), layers.begin() + g, 0);

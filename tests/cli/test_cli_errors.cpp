@@ -128,7 +128,7 @@ TEST_CASE("version prints version and git commit and help shows allowed values a
   const CliResult e = run_cli("estimate --help");
   CHECK(e.exit_code == 0);
   CHECK(e.out.find("{none|selective|full}") != std::string::npos);
-  CHECK(e.out.find("{gpipe|1f1b|interleaved|zb-h1}") != std::string::npos);
+  CHECK(e.out.find("{gpipe|1f1b|interleaved|zb-h1|dualpipev}") != std::string::npos);
   CHECK(e.out.find("{table|json|yaml}") != std::string::npos);
   CHECK(e.out.find("(default 1f1b)") != std::string::npos);
   CHECK(e.out.find("(required unless --plan)") != std::string::npos);
@@ -138,7 +138,7 @@ TEST_CASE("version prints version and git commit and help shows allowed values a
   CHECK(p.out.find("{megatron|deepspeed|fsdp|torchtitan|nemo|slurm|torchrun|mpirun|srun}") != std::string::npos);
   CHECK(p.out.find("{megatron|deepspeed|fsdp|torchtitan|nemo|meshplan}") != std::string::npos);
   CHECK(p.out.find("{fused|materialized}") != std::string::npos);
-  CHECK(e.out.find("Model chunks per pipeline rank (interleaved) (default 1)") != std::string::npos);  // captured
+  CHECK(e.out.find("Model chunks per pipeline rank (interleaved; dualpipev: always 2, set when left out) (default 1)") != std::string::npos);  // captured
   const CliResult r = run_cli("run --help");
   CHECK(r.out.find("Number of ranks") != std::string::npos);
   CHECK(r.out.find("{cpu|cuda}") != std::string::npos);

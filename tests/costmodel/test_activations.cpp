@@ -82,3 +82,13 @@ TEST_CASE("micro-batches in flight per schedule") {
   // Last stage: (v-1)P + 1 chunks.
   CHECK(microbatches_in_flight(ScheduleKind::Interleaved, P, v, 64, P - 1) == Approx(((v - 1.0) * P + 1) / v));
 }
+
+TEST_CASE("DualPipeV keeps 2P + 1 chunk activations on every rank and 2P of the first chunk on rank 0") {
+  // PyTorch's ScheduleDualPipeV order (planner/schedule.cpp; tests/planner max_in_flight): rank r holds
+  // 2P - r forwards of its first chunk and r + 1 of its second at its peak, in units of half its layers.
+  for (int P : {2, 4, 8}) {
+    for (int st = 0; st < P; ++st) CHECK(microbatches_in_flight(ScheduleKind::DualPipeV, P, 2, 4 * P, st) == Approx(P + 0.5));
+    CHECK(first_chunk_in_flight(ScheduleKind::DualPipeV, P, 2, 4 * P) == 2 * P);
+  }
+  CHECK(first_chunk_in_flight(ScheduleKind::OneFOneB, 4, 1, 16) == 4);  // elsewhere rank 0's count
+}

@@ -50,3 +50,21 @@ TEST_CASE("p2p activation: s*b*h*2/t bytes per GPU, plus an all-gather of s*b*h*
   CHECK(p2p_activation_bytes(p, c) == Approx(2.0 * 2048 * 12288));
   CHECK(p2p_gather_bytes(p, c) == 0.0);
 }
+
+TEST_CASE("DualPipeV: a sixth of 1F1B's relative bubble and its V-shaped stage layers") {
+  // P-1 units against 6 per micro-batch (two chunks of F + B + W, each one unit).
+  CHECK(bubble_relative(ScheduleKind::DualPipeV, 8, 2, 64) == Approx(7.0 / (6 * 64)));
+  CHECK(bubble_fraction(ScheduleKind::DualPipeV, 4, 2, 16) == Approx(3.0 / (6 * 16 + 3)));
+  // Rank r holds model chunks r and 2P-1-r: with chunks of 1..8 layers, rank 0 has 1 + 8.
+  ModelSpec m = meshplan_test::gpt(1024, 36, 16);
+  ParallelConfig c;
+  c.pp = 4;
+  c.virtual_stages = 2;
+  c.schedule = ScheduleKind::DualPipeV;
+  c.layers_per_stage = {1, 2, 3, 4, 5, 6, 7, 8};
+  CHECK(stage_layers(m, c, 0) == 1 + 8);
+  CHECK(stage_layers(m, c, 1) == 2 + 7);
+  CHECK(stage_layers(m, c, 3) == 4 + 5);
+  c.schedule = ScheduleKind::Interleaved;
+  CHECK(stage_layers(m, c, 0) == 1 + 5);
+}

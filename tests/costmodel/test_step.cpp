@@ -8,6 +8,7 @@
 #include "costmodel/compute_time.h"
 #include "costmodel/estimate.h"
 #include "costmodel/flops.h"
+#include "costmodel/memory.h"
 #include "costmodel/pipeline.h"
 #include "costmodel/step.h"
 #include "fixtures.h"
@@ -229,4 +230,35 @@ TEST_CASE("estimate_step's memoised stage classes equal per-stage dp_comm and op
     CHECK(e.time.compute_s + e.time.tp_comm_s ==
           Approx(ref.compute_plus_tp + kOverlapComputeSlowdown * dp_hidden));
   }
+}
+
+TEST_CASE("DualPipeV: rank 0 holds the embedding and the LM head and the others wait for it") {
+  Problem p = meshplan_test::problem(meshplan_test::gpt(4096, 32, 32), 4, 16, 2048);  // DP 1: no hidden DP traffic
+  ParallelConfig c = config(1, 4, 1, 1, 16);
+  c.schedule = ScheduleKind::DualPipeV;
+  c.virtual_stages = 2;
+  // The V's ends are both on rank 0: its stage has the most parameters and the head's activations.
+  const MemoryBreakdown m0 = stage_memory(p, c, 0), m3 = stage_memory(p, c, 3);
+  CHECK(m0.weights_bytes > m3.weights_bytes);
+  CHECK(m0.activations_bytes > m3.activations_bytes);
+  const StageTimes s0 = stage_times(p, c, 0), s1 = stage_times(p, c, 1);
+  CHECK(s0.total() > 1.05 * s1.total());
+  // Reference: M times rank 0's stage (the V places chunks r and 2P-1-r on rank r).
+  const StepEstimate e = estimate_step(p, c);
+  const StepCosts sc = step_costs(p, c);
+  double rank0 = 0.0;
+  for (int g : {0, 7}) rank0 += sc.chunks[g].forward_s + sc.chunks[g].backward_input_s + sc.chunks[g].backward_weight_s;
+  CHECK(e.time.compute_s + e.time.tp_comm_s == Approx(16 * rank0));
+  // Rank 0, more than a few percent slower than the others, fills its fill/drain idle with its own work
+  // (tests/simulator "DualPipeV ..."), and its transfers run under the other chunk's compute.
+  CHECK(e.time.pp_bubble_s == 0.0);
+  c.schedule = ScheduleKind::OneFOneB;
+  c.virtual_stages = 1;
+  CHECK(estimate_step(p, c).time.pp_comm_s > e.time.pp_comm_s);
+  // Tied embeddings: both copies on rank 0, nothing to all-reduce between stages.
+  p.model.tie_word_embeddings = true;
+  CHECK(tied_embedding_sync_s(p, c) > 0.0);
+  c.schedule = ScheduleKind::DualPipeV;
+  c.virtual_stages = 2;
+  CHECK(tied_embedding_sync_s(p, c) == 0.0);
 }

@@ -84,3 +84,13 @@ TEST_CASE("dist: tp2 pp2 dp2 interleaved ZeRO-2 selective recompute equals one r
   check_equivalent("tp2pp2dp2-interleaved-zero2",
                    "--tp 2 --pp 2 --schedule interleaved --virtual-stages 2 --zero 2 --recompute selective");
 }
+
+// DualPipeV (V-shaped placement: rank 0 holds the first and the last model chunk, the turn at rank pp-1
+// hands over in memory) at its smallest micro-batch count, 2 pp = 8.
+TEST_CASE("dist: pp4 dp2 DualPipeV equals one rank") {
+  check_equivalent("pp4dp2-dualpipev", "--pp 4 --schedule dualpipev");
+}
+
+TEST_CASE("dist: tp2 pp2 dp2 DualPipeV ZeRO-1 full recompute equals one rank") {
+  check_equivalent("tp2pp2dp2-dualpipev-zero1", "--tp 2 --pp 2 --schedule dualpipev --zero 1 --recompute full");
+}

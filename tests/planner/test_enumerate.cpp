@@ -55,8 +55,8 @@ TEST_CASE("the default domains follow the rules of the issue") {
   CHECK(d.recomputes.size() == 3);
   CHECK((d.recomputes.front() == Recompute::Full));  // least activation memory first
   CHECK(d.dp_overlaps == std::vector<int>{1, 0});
-  // 80 layers / 4 stages = 20 per stage: interleaved v in {2, 4, 5, 10, 20} plus 1F1B, ZB-H1, GPipe.
-  CHECK(d.schedules.size() == 3 + 5);
+  // 80 layers / 4 stages = 20 per stage: interleaved v in {2, 4, 5, 10, 20} plus 1F1B, ZB-H1, GPipe, DualPipeV.
+  CHECK(d.schedules.size() == 4 + 5);
   // tp=1: no sequence parallelism; pp=1: one schedule; dp=1: no overlap choice.
   const LayoutDims one = layout_dims(p, s, 1, 128);
   CHECK(one.sequence_parallel == std::vector<int>{0});

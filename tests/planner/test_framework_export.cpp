@@ -244,9 +244,12 @@ TEST_CASE("torchtitan/fsdp TOML: tomllib parses it and every key is torchtitan's
   const std::vector<std::pair<std::string, ParallelConfig>> tomls = {
       {"torchtitan", config(8, 4, 4, 3, 1, 256, Recompute::Selective, true, ScheduleKind::Interleaved, 2)},
       {"torchtitan", config(8, 2, 8, 2, 1, 128, Recompute::Full, true, ScheduleKind::GPipe)},
+      {"torchtitan", config(8, 4, 4, 3, 1, 256, Recompute::Selective, true, ScheduleKind::DualPipeV, 2)},
       {"fsdp", config(1, 1, 128, 0, 1, 8, Recompute::None, false)}};
   for (const auto& [kind, c] : tomls) {
-    const std::string path = temp_file("tt.toml", exported(kind, on(p, parse_framework(kind).value()), c));
+    Problem fp = on(p, parse_framework(kind).value());
+    fp.job.knobs.torch_compile = false;  // torchtitan's default (and what ScheduleDualPipeV needs)
+    const std::string path = temp_file("tt.toml", exported(kind, fp, c));
     int rc = 0;
     const std::string out =
         run(python + " " + MESHPLAN_SOURCE_DIR + "/tests/validators/torchtitan_keys.py " + path + " 2>&1", rc);
@@ -323,4 +326,21 @@ TEST_CASE("megatron export: Megatron Core's own PipelineParallelLayerLayout acce
     if (rc == 4) meshplan_test::skip(out.c_str());  // megatron-core could not be installed here
     CHECK(rc == 0);
   }
+}
+
+TEST_CASE("torchtitan export: DualPipeV is PyTorch's ScheduleDualPipeV over 2 pp stages of equal layers") {
+  Problem p = on(llama70b(), Framework::Torchtitan);
+  p.job.knobs.torch_compile = false;  // torchtitan's default (core/framework.cpp)
+  const ParallelConfig c = config(8, 4, 4, 3, 1, 256, Recompute::Selective, true, ScheduleKind::DualPipeV, 2);
+  REQUIRE(validate_framework(p, c, "t").empty());
+  const std::string text = exported("torchtitan", p, c);
+  CHECK(text.find("pipeline_parallel_schedule = \"DualPipeV\"\n") != std::string::npos);
+  CHECK(text.find("pipeline_parallel_layers_per_stage = 10\n") != std::string::npos);  // 80 layers, 8 stages
+  // ScheduleDualPipeV refuses torch.compile'd stages; Megatron has no DualPipeV.
+  Problem compiled = p;
+  compiled.job.knobs.torch_compile = true;
+  const ErrorList e = validate_framework(compiled, c, "t");
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].hint.find("--torch-compile off") != std::string::npos);
+  CHECK_FALSE(validate_framework(on(llama70b(), Framework::Megatron), c, "t").empty());
 }

@@ -29,10 +29,13 @@ TEST_CASE("schedule golden: the four kinds at P=4, M=8 match the text files exac
   CHECK(format_schedule(built(ScheduleKind::OneFOneB, 4, 1, 8)) == read_golden("1f1b_p4_m8.txt"));
   CHECK(format_schedule(built(ScheduleKind::Interleaved, 4, 2, 8)) == read_golden("interleaved_p4_m8.txt"));
   CHECK(format_schedule(built(ScheduleKind::ZeroBubbleH1, 4, 1, 8)) == read_golden("zb-h1_p4_m8.txt"));
+  // DualPipeV at the DualPipe README's figure shape (4 ranks, 8 stages, 10 micro-batches).
+  CHECK(format_schedule(built(ScheduleKind::DualPipeV, 4, 2, 10)) == read_golden("dualpipev_p4_m10.txt"));
 }
 
 TEST_CASE("schedule golden files parse back to the same schedules") {
-  for (const char* f : {"gpipe_p4_m8.txt", "1f1b_p4_m8.txt", "interleaved_p4_m8.txt", "zb-h1_p4_m8.txt"}) {
+  for (const char* f : {"gpipe_p4_m8.txt", "1f1b_p4_m8.txt", "interleaved_p4_m8.txt", "zb-h1_p4_m8.txt",
+                        "dualpipev_p4_m10.txt"}) {
     auto s = parse_schedule_text(read_golden(f), f);
     REQUIRE(s.ok());
     CHECK(format_schedule(*s) == read_golden(f));
@@ -40,11 +43,13 @@ TEST_CASE("schedule golden files parse back to the same schedules") {
 }
 
 TEST_CASE("schedule text round-trips for many shapes, peers included") {
-  for (auto k : {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved, ScheduleKind::ZeroBubbleH1})
+  for (auto k : {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved, ScheduleKind::ZeroBubbleH1,
+                 ScheduleKind::DualPipeV})
     for (int pp : {1, 2, 3, 5})
       for (int m : {5, 10}) {
-        const int v = k == ScheduleKind::Interleaved ? 3 : 1;
+        const int v = k == ScheduleKind::Interleaved ? 3 : k == ScheduleKind::DualPipeV ? 2 : 1;
         if (k == ScheduleKind::Interleaved && m % pp != 0) continue;
+        if (k == ScheduleKind::DualPipeV && (pp < 2 || m < 2 * pp)) continue;
         const Schedule s = built(k, pp, v, m);
         auto back = parse_schedule_text(format_schedule(s), "round-trip");
         REQUIRE(back.ok());
@@ -167,4 +172,76 @@ TEST_CASE("schedule errors name the field and give a hint") {
   CHECK_FALSE(parse_schedule_text("rank 1: F0.0\n", "x").ok());  // ranks numbered from 0
   CHECK_FALSE(parse_schedule_text("rank 0: F0\n", "x").ok());    // missing chunk
   CHECK_FALSE(parse_schedule_text("# meshplan schedule: kind=foo\nrank 0: O\n", "x").ok());
+}
+
+// The order torch.distributed.pipelining's ScheduleDualPipeV builds (_calculate_single_rank_operations):
+// rank r's eight steps, local chunk 0 = model chunk r, chunk 1 = 2P-1-r.
+TEST_CASE("DualPipeV: PyTorch's eight steps on rank 0 and the last rank of P=4 M=10") {
+  auto s = make_schedule(ScheduleKind::DualPipeV, 4, 2, 10);
+  REQUIRE(s.ok());
+  auto head = [&](int r, int n) {
+    std::string t;
+    for (int i = 0; i < n; ++i) {
+      const Action& a = s->ranks[r][i];
+      t += std::string(to_string(a.kind)) + std::to_string(a.micro_batch) + "." + std::to_string(a.chunk) + " ";
+    }
+    return t;
+  };
+  // Rank 0: 2(P-1) = 6 forwards of chunk 0; one (F0 F1) pair; then (B1 W1 F1) x 3 with zero bubble.
+  CHECK(head(0, 14) == "F0.0 F1.0 F2.0 F3.0 F4.0 F5.0 F6.0 F0.1 B0.1 W0.1 F1.1 B1.1 W1.1 F2.1 ");
+  // The last rank: no warm-up, four (F0 F1) pairs, then its first (F0, full B1) not overlapped.
+  CHECK(head(3, 12) == "F0.0 F0.1 F1.0 F1.1 F2.0 F2.1 F3.0 F3.1 F4.0 B0.1 W0.1 F4.1 ");
+  for (int r = 0; r < 4; ++r) {
+    CHECK(model_chunk(*s, r, 0) == r);
+    CHECK(model_chunk(*s, r, 1) == 7 - r);
+  }
+  CHECK(has_weight_actions(*s));
+}
+
+TEST_CASE("DualPipeV holds 2P + 1 chunk activations on every rank whatever M") {
+  for (int pp : {2, 3, 4, 8})
+    for (int m : {2 * pp, 2 * pp + 1, 5 * pp}) {
+      auto s = make_schedule(ScheduleKind::DualPipeV, pp, 2, m);
+      REQUIRE(s.ok());
+      INFO("P=" << pp << " M=" << m);
+      for (int peak : max_in_flight(*s)) CHECK(peak == 2 * pp + 1);
+      for (const auto& acts : s->ranks) {  // every F, B and W once per chunk and micro-batch
+        int counts[3][2] = {};
+        for (const Action& a : acts)
+          if (is_compute(a.kind)) ++counts[static_cast<int>(a.kind)][a.chunk];
+        for (auto& k : counts) CHECK((k[0] == m && k[1] == m));
+      }
+    }
+}
+
+TEST_CASE("DualPipeV communication: the turn on the last rank hands over in memory") {
+  const Schedule s = built(ScheduleKind::DualPipeV, 4, 2, 8);
+  int sends = 0, recvs = 0;
+  for (int r = 0; r < 4; ++r)
+    for (const Action& a : s.ranks[r]) {
+      if (!is_p2p(a.kind)) continue;
+      const bool send = a.kind == ActionKind::SendForward || a.kind == ActionKind::SendBackward;
+      sends += send;
+      recvs += !send;
+      CHECK(a.peer != r);
+      // Down the V on chunk 0 (r -> r+1), back up on chunk 1 (r -> r-1).
+      if (a.kind == ActionKind::SendForward) CHECK(a.peer == (a.chunk == 0 ? r + 1 : r - 1));
+      if (a.kind == ActionKind::SendBackward) CHECK(a.peer == (a.chunk == 0 ? r - 1 : r + 1));
+    }
+  CHECK(sends == recvs);
+  CHECK(sends == 2 * 6 * 8);  // 7 boundaries between 8 model chunks, one of them local; both directions
+}
+
+TEST_CASE("DualPipeV errors: two chunks per rank and pp >= 2 and at least 2 pp micro-batches") {
+  auto v = make_schedule(ScheduleKind::DualPipeV, 4, 1, 8);
+  REQUIRE_FALSE(v.ok());
+  CHECK(v.error().field == "--virtual-stages");
+  auto m = make_schedule(ScheduleKind::DualPipeV, 4, 2, 7);
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().field == "num_micro_batches");
+  CHECK(m.error().message.find("2pp=8") != std::string::npos);
+  CHECK_FALSE(make_schedule(ScheduleKind::DualPipeV, 1, 2, 4).ok());
+  auto t = parse_schedule_text("# meshplan schedule: kind=dualpipev pp=2 virtual_stages=3\nrank 0: F0.2 O\nrank 1: O\n", "v.txt");
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().field == "virtual_stages");
 }

@@ -427,3 +427,21 @@ TEST_CASE("HSDP: the simulated step follows the estimate, plain FULL_SHARD and h
     }
   }
 }
+
+TEST_CASE("DualPipeV plans simulate as estimated with every check passing and the LM head on rank 0") {
+  for (const char* model : {"llama-2-7b", "megatron-gpt-22b", "llama-3-70b"})
+    for (int pp : {2, 4, 8})
+      for (int zero : {0, 1}) {
+        const Problem p = problem(model, pp * 8, 128);
+        ParallelConfig c = config(p, 8, pp, zero, ScheduleKind::DualPipeV, 2);
+        if (!validate_config(p, c, "dualpipev").empty()) continue;
+        SimOptions o;
+        o.record_spans = true;
+        auto ps = simulate_plan(p, c, o);
+        REQUIRE(ps.ok());
+        INFO(model << " pp" << pp << " zero" << zero << ": " << check_named(*ps, "estimate").detail);
+        for (const char* name : {"schedule", "deadlock", "order", "bubble", "activation_memory", "estimate"})
+          CHECK(check_named(*ps, name).ok);
+        CHECK(ps->summary.worst_stage == 0);  // the V's ends (embedding, LM head) share rank 0
+      }
+}
