@@ -1,18 +1,9 @@
 // Chunk-to-rank placement of pipeline schedules and DualPipeV's layout rules (core/pipeline_placement.h).
 #include "core/pipeline_placement.h"
 
-#include <cassert>
 #include <string>
 
 namespace meshplan {
-
-bool v_shaped(ScheduleKind s) { return s == ScheduleKind::DualPipeV; }
-
-int placed_chunk(ScheduleKind s, int pp, int rank, int local) {
-  assert(rank >= 0 && rank < pp && local >= 0);
-  if (v_shaped(s)) return local == 0 ? rank : 2 * pp - 1 - rank;
-  return local * pp + rank;
-}
 
 int chunk_rank(ScheduleKind s, int pp, int chunk) {
   if (v_shaped(s)) return chunk < pp ? chunk : 2 * pp - 1 - chunk;

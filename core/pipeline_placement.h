@@ -9,10 +9,14 @@ namespace meshplan {
 /// True for schedules whose two chunks per rank are placed in a V: the forward runs down the ranks
 /// through the first half of the layers and back up through the second, so rank 0 holds both the
 /// embedding and the LM head (torch.distributed.pipelining generate_stage_to_rank_mapping style "v").
-bool v_shaped(ScheduleKind s);
+inline bool v_shaped(ScheduleKind s) { return s == ScheduleKind::DualPipeV; }
 
 /// Model chunk (0 .. pp*v-1, in layer order) held by pipeline rank `rank` as its local chunk `local`.
-int placed_chunk(ScheduleKind s, int pp, int rank, int local);
+/// Inline: the simulator's program compiler and the cost model's stage loops call it per action.
+inline int placed_chunk(ScheduleKind s, int pp, int rank, int local) {
+  if (v_shaped(s)) return local == 0 ? rank : 2 * pp - 1 - rank;
+  return local * pp + rank;
+}
 inline int placed_chunk(const ParallelConfig& c, int rank, int local) {
   return placed_chunk(c.schedule, c.pp, rank, local);
 }
