@@ -5,16 +5,6 @@
 
 namespace meshplan {
 
-int chunk_rank(ScheduleKind s, int pp, int chunk) {
-  if (v_shaped(s)) return chunk < pp ? chunk : 2 * pp - 1 - chunk;
-  return chunk % pp;
-}
-
-int chunk_local_index(ScheduleKind s, int pp, int chunk) {
-  if (v_shaped(s)) return chunk < pp ? 0 : 1;
-  return chunk / pp;
-}
-
 int last_chunk_rank(const ParallelConfig& c) { return v_shaped(c.schedule) ? 0 : c.pp - 1; }
 
 void check_dualpipev(const ParallelConfig& c, const std::string& w, ErrorList& e) {

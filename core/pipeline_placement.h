@@ -21,8 +21,14 @@ inline int placed_chunk(const ParallelConfig& c, int rank, int local) {
   return placed_chunk(c.schedule, c.pp, rank, local);
 }
 /// Pipeline rank holding model chunk `chunk`, and its local index there.
-int chunk_rank(ScheduleKind s, int pp, int chunk);
-int chunk_local_index(ScheduleKind s, int pp, int chunk);
+inline int chunk_rank(ScheduleKind s, int pp, int chunk) {
+  if (v_shaped(s)) return chunk < pp ? chunk : 2 * pp - 1 - chunk;
+  return chunk % pp;
+}
+inline int chunk_local_index(ScheduleKind s, int pp, int chunk) {
+  if (v_shaped(s)) return chunk < pp ? 0 : 1;
+  return chunk / pp;
+}
 
 /// The pipeline ranks holding the first model chunk (embedding) and the last (LM head and loss).
 inline int first_chunk_rank(const ParallelConfig&) { return 0; }

@@ -1,9 +1,9 @@
 // Compressed DP gradient reduction (PowerSGD, 1-bit Adam/LAMB, top-k): bytes, time, warm-up.
-#include "core/pipeline_placement.h"
 #include "costmodel/grad_compression.h"
 
 #include <algorithm>
 
+#include "core/pipeline_placement.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/memory.h"
 #include "costmodel/pipeline.h"

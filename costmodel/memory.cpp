@@ -1,9 +1,9 @@
 // Per-GPU memory by pipeline stage and the worst stage (costmodel/README.md "Memory").
-#include "core/pipeline_placement.h"
 #include "costmodel/memory.h"
 
 #include <algorithm>
 
+#include "core/pipeline_placement.h"
 #include "costmodel/ac_policy.h"
 #include "costmodel/activation_offload.h"
 #include "costmodel/activations.h"

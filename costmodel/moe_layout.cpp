@@ -1,10 +1,10 @@
 // Routed-expert parameter split and sharding (costmodel/moe_layout.h).
-#include "core/pipeline_placement.h"
 #include "costmodel/moe_layout.h"
 
 #include <algorithm>
 
 #include "core/moe_config.h"
+#include "core/pipeline_placement.h"
 #include "costmodel/expert_fsdp.h"
 #include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/mtp.h"

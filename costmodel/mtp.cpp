@@ -1,9 +1,9 @@
 // Multi-token prediction's parameters, time and activations on the last chunk (costmodel/mtp.h).
-#include "core/pipeline_placement.h"
 #include "costmodel/mtp.h"
 
 #include <algorithm>
 
+#include "core/pipeline_placement.h"
 #include "costmodel/activations.h"
 #include "costmodel/context_parallel.h"
 

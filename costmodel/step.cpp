@@ -1,10 +1,10 @@
 // estimate_step / step_costs: assembles per-stage costs into one step (costmodel/README.md "Step time").
-#include "core/pipeline_placement.h"
 #include "costmodel/step.h"
 
 #include <algorithm>
 
 #include "core/megatron_overlap.h"
+#include "core/pipeline_placement.h"
 #include "costmodel/ac_policy.h"
 #include "costmodel/activation_offload.h"
 #include "costmodel/activations.h"
@@ -12,16 +12,16 @@
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
 #include "costmodel/expert_fsdp.h"
-#include "costmodel/grad_compression.h"
 #include "costmodel/flops.h"
 #include "costmodel/fp8_params.h"
 #include "costmodel/fsdp2_copies.h"
 #include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/grad_accumulation.h"
+#include "costmodel/grad_compression.h"
+#include "costmodel/host_launch.h"
 #include "costmodel/hsdp.h"
 #include "costmodel/memory.h"
 #include "costmodel/moe_a2a_overlap.h"
-#include "costmodel/host_launch.h"
 #include "costmodel/moe_cost.h"
 #include "costmodel/moe_layout.h"
 #include "costmodel/mtp.h"

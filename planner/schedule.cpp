@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cassert>
 #include <deque>
-#include <map>
 #include <string>
 #include <utility>
 

@@ -1,8 +1,9 @@
 // summarize / verify_order: derived numbers and order checks from a SimResult (analysis.h).
-#include "core/pipeline_placement.h"
 #include "simulator/analysis.h"
 
 #include <algorithm>
+
+#include "core/pipeline_placement.h"
 
 namespace meshplan {
 

@@ -1,9 +1,10 @@
 // deadlock_error: names the cycle of blocked ranks and their actions (see deadlock.h).
-#include "core/pipeline_placement.h"
 #include "simulator/deadlock.h"
 
 #include <cassert>
 #include <vector>
+
+#include "core/pipeline_placement.h"
 
 namespace meshplan {
 

@@ -1,9 +1,10 @@
 // Static schedule checks (see schedule_check.h): counts, per-rank order, send/recv pairing, R and O.
-#include "core/pipeline_placement.h"
 #include "simulator/schedule_check.h"
 
 #include <string>
 #include <vector>
+
+#include "core/pipeline_placement.h"
 
 namespace meshplan {
 
