@@ -5,8 +5,8 @@
 #include <string>
 
 #include "core/checked.h"
-#include "core/pipeline_placement.h"
 #include "core/limits.h"
+#include "core/pipeline_placement.h"
 #include "planner/schedule.h"
 
 namespace meshplan {

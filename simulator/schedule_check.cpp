@@ -139,7 +139,9 @@ Result<bool> Checker::check_receive(int r, ActionKind recv, int mb, int c) {
                   "remove it");
     if (idx[r].at(compute, p.chunk, mb) > idx[r].at(compute, c, mb))
       return fail(r, label(compute, mb, c) + " before " + label(compute, mb, p.chunk),
-                  "uses the other chunk's output before computing it", "move it after " + label(compute, mb, p.chunk));
+                  fwd ? "uses the other chunk's output before computing it"
+                      : "uses the other chunk's input gradient before computing it",
+                  "move it after " + label(compute, mb, p.chunk));
     return true;
   }
   const bool needed = s.pp > 1 && !end;

@@ -342,3 +342,22 @@ TEST_CASE("DualPipeV: a slower rank 0 (embedding and LM head) never waits") {
   CHECK(r.lanes[0].end_ns == r.step_ns);
   CHECK(r.step_ns == 16 * 2 * 3300);  // rank 0 busy from start to end
 }
+
+TEST_CASE("schedule checks: DualPipeV's turn on the last rank hands over in memory and in order") {
+  auto err = [](const std::string& text) {
+    auto r = simulate_schedule(uniform_sim_input(parse(text), 1000, 2000), "hand.txt");
+    REQUIRE_FALSE(r.ok());
+    return r.error().one_line();
+  };
+  const std::string good = format_schedule(built(ScheduleKind::DualPipeV, 2, 2, 4));
+  REQUIRE(simulate_schedule(uniform_sim_input(parse(good), 1000, 2000), "hand.txt").ok());
+  const std::string turn = "rank 1: RF0.0 F0.0 F0.1 SF0.1";
+  REQUIRE(good.find(turn) != std::string::npos);
+  auto with = [&](const std::string& rank1) {
+    std::string t = good;
+    return t.replace(t.find(turn), turn.size(), rank1);
+  };
+  CHECK(err(with("rank 1: RF0.0 F0.0 RF0.1 F0.1 SF0.1")).find("receives from its own rank") != std::string::npos);
+  CHECK(err(with("rank 1: F0.1 RF0.0 F0.0 SF0.1")).find("uses the other chunk's output before computing it") !=
+        std::string::npos);
+}
