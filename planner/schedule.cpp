@@ -255,8 +255,6 @@ Result<Schedule> make_schedule(ScheduleKind kind, int pp, int virtual_stages, in
   return s;
 }
 
-int model_chunk(const Schedule& s, int rank, int chunk) { return placed_chunk(s.kind, s.pp, rank, chunk); }
-
 Schedule add_communication(const Schedule& s) {
   Schedule out = s;
   const int pp = s.pp;

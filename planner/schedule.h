@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/parallel_config.h"
+#include "core/pipeline_placement.h"
 
 namespace meshplan {
 
@@ -53,8 +54,9 @@ struct Schedule {
   std::vector<std::vector<Action>> ranks;  // ranks[r] = actions of pipeline rank r, in order
 };
 
-/// Model chunk (0 .. pp*v-1, in layer order) of local chunk `chunk` on pipeline rank `rank`.
-int model_chunk(const Schedule& s, int rank, int chunk);
+/// Model chunk (0 .. pp*v-1, in layer order) of local chunk `chunk` on pipeline rank `rank`
+/// (inline: the simulator's checks and compiler ask it for every action).
+inline int model_chunk(const Schedule& s, int rank, int chunk) { return placed_chunk(s.kind, s.pp, rank, chunk); }
 /// True when the backward is split into B and W actions (zero-bubble schedules).
 bool has_weight_actions(const Schedule& s);
 

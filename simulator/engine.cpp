@@ -47,7 +47,7 @@ class Engine {
           // Pushing this event and popping it again would hand it straight back whenever it is
           // strictly earlier than everything queued (a tie pops the older event first), so go on
           // directly: same order, same results, one heap round trip saved.
-          if (q_.empty() || st.time_ns < q_.top().time_ns) {
+          if (q_.empty() || st.time_ns < q_.top_time_ns()) {
             now = st.time_ns;
             ++w_.res.events;
             break;

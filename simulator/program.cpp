@@ -23,12 +23,14 @@ Nanoseconds scaled(Nanoseconds ns, double factor) {
 
 double factor_at(const std::vector<double>& f, int i) { return f.empty() ? 1.0 : f[i]; }
 
-Op compile_op(const SimInput& in, const Program& p, int rep, int r, const Action& a, bool split) {
+// Writes straight into the program's (default-initialised) op: building an Op on the stack field by
+// field and copying it out reloaded it as wide words before the narrow stores had landed, a stalled
+// store-to-load forward that took most of the compile time.
+void compile_op(const SimInput& in, const Program& p, int rep, int r, const Action& a, bool split, Op& op) {
   const int lane = rep * p.pp + r;
   const int g = model_chunk(in.schedule, r, a.chunk);
   const ChunkTimes& ct = in.chunks[g];
   const double slow = factor_at(in.compute_factor, lane);
-  Op op;
   op.kind = a.kind;
   op.micro_batch = a.micro_batch;
   op.chunk = static_cast<int16_t>(a.chunk);
@@ -64,7 +66,6 @@ Op compile_op(const SimInput& in, const Program& p, int rep, int r, const Action
     case ActionKind::ReduceGrads: op.dur_ns = ct.dp_reduce_ns; break;
     case ActionKind::OptimizerStep: op.dur_ns = scaled(in.optimizer_ns, slow); break;
   }
-  return op;
 }
 
 }  // namespace
@@ -86,8 +87,9 @@ Program compile_program(const SimInput& in) {
   for (int rep = 0; rep < p.replicas; ++rep)
     for (int r = 0; r < p.pp; ++r) {
       auto& ops = p.ops[rep * p.pp + r];
-      ops.reserve(s.ranks[r].size());
-      for (const Action& a : s.ranks[r]) ops.push_back(compile_op(in, p, rep, r, a, split));
+      const auto& acts = s.ranks[r];
+      ops.resize(acts.size());
+      for (size_t i = 0; i < acts.size(); ++i) compile_op(in, p, rep, r, acts[i], split, ops[i]);
     }
   for (const ChunkTimes& ct : in.chunks) {
     p.gather_ns.push_back(ct.gather_ns);

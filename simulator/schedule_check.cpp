@@ -29,9 +29,9 @@ constexpr int kKinds = 9;
 // Position of each (kind, chunk, micro-batch) on one rank; -1 = absent, -2 = more than once.
 struct RankIndex {
   int v = 1, m = 1;
-  std::vector<int> pos;  // [kind][chunk][mb]
+  std::vector<int> pos;  // [chunk][mb][kind]: the checks of one (chunk, mb) read one cache line
   int& at(ActionKind k, int chunk, int mb) {
-    return pos[(static_cast<int>(k) * v + chunk) * m + mb];
+    return pos[(static_cast<size_t>(chunk) * m + mb) * kKinds + static_cast<int>(k)];
   }
 };
 
@@ -97,7 +97,8 @@ Result<bool> Checker::check_counts_and_order(int r) {
       const int f = ri.at(ActionKind::Forward, c, mb);
       const int b = ri.at(ActionKind::Backward, c, mb);
       const int w = ri.at(ActionKind::BackwardWeight, c, mb);
-      const std::string once = "every micro-batch needs its F and B exactly once per chunk";
+      // Messages are built only on failure: this loop visits every (chunk, micro-batch) of every rank.
+      const char* once = "every micro-batch needs its F and B exactly once per chunk";
       if (f < 0) return fail(r, label(ActionKind::Forward, mb, c), "missing", once);
       if (b < 0) return fail(r, label(ActionKind::Backward, mb, c), "missing", once);
       if (split && w < 0)
