@@ -21,6 +21,7 @@
 #include "core/mtp_config.h"
 #include "core/recompute_modules.h"
 #include "core/offload_config.h"
+#include "planner/pipeline_balance.h"
 
 namespace meshplan::cli {
 
@@ -89,6 +90,16 @@ void add_config_options(CLI::App* sub, ConfigOptions& o) {
                   "Model chunks per pipeline rank (interleaved; dualpipev: always 2, set when left out)");
   sub->add_flag("--no-dp-overlap", o.no_dp_overlap, "Do not overlap DP gradient reduction with backward");
   sub->add_option("--layers-per-stage", o.layers_per_stage, "Layers per pipeline chunk in model order, e.g. 7,9,9,7; the first and last may be 0 (a chunk with only the embedding, or only the LM head and loss: Megatron-Bridge's account_for_embedding/loss_in_pipeline_split)");
+  allowed_values(
+      sub->add_option("--pipeline-split", o.pipeline_split,
+                      "A named layer split over the pipeline chunks instead of --layers-per-stage: even (as even "
+                      "as possible, the default), balanced (the chunk with the LM head and MTP modules gets fewer "
+                      "layers so the ranks' FLOPs even out), embedding-loss (Megatron-Core's "
+                      "account_for_embedding/loss_in_pipeline_split as Megatron-Bridge's large-model recipes set "
+                      "them, and Llama 3's \"reduce one Transformer layer each from the first and the last "
+                      "stages\": the embedding and the loss count as one layer each, e.g. Llama 3.1 405B over "
+                      "PP 16 x V 8 = 0, 1 x 126, 0)"),
+      {"even", "balanced", "embedding-loss"});
   add_cp_option(sub, o.cp);
   sub->add_option("--etp", o.etp, "Expert tensor-parallel degree, MoE models (default: --tp, as Megatron-Core)");
 }
@@ -244,6 +255,36 @@ static Result<std::vector<int>> parse_layers(const std::string& s, const std::st
   return out;
 }
 
+// --pipeline-split: the planner's named splits (planner/pipeline_balance.h) as layers_per_stage; empty = even.
+static Result<bool> named_split(const Problem& p, const ConfigOptions& o, ParallelConfig& c, const std::string& w) {
+  if (!o.pipeline_split.empty() && o.pipeline_split != "even" && o.pipeline_split != "balanced" &&
+      o.pipeline_split != "embedding-loss")
+    return make_error(w, "--pipeline-split", o.pipeline_split, "unknown split", "use even, balanced or embedding-loss");
+  if (o.pipeline_split.empty() || o.pipeline_split == "even") {
+    if (!o.pipeline_split.empty() && !c.layers_per_stage.empty())
+      return make_error(w, "--pipeline-split", o.pipeline_split, "and --layers-per-stage both give the split",
+                        "drop one of them");
+    return true;
+  }
+  if (!c.layers_per_stage.empty())
+    return make_error(w, "--pipeline-split", o.pipeline_split, "and --layers-per-stage both give the split",
+                      "drop one of them");
+  const int v = std::max(1, c.virtual_stages);
+  if (o.pipeline_split == "balanced") {
+    c.layers_per_stage = balanced_layers_per_chunk(p, c.pp, v);  // empty: the even split is already balanced
+    return true;
+  }
+  const int64_t chunks = static_cast<int64_t>(c.pp) * v, slots = p.model.num_layers + 2;
+  if (c.pp < 2 || slots % chunks != 0)
+    return make_error(w, "--pipeline-split", o.pipeline_split,
+                      "needs pp >= 2 and num_hidden_layers + 2 (" + std::to_string(slots) +
+                          ": the embedding and the loss count as one layer each) divisible by pp*v (" +
+                          std::to_string(chunks) + ")",
+                      "change --pp or --virtual-stages, or give --layers-per-stage");
+  c.layers_per_stage = embedding_loss_layers_per_chunk(p.model, c.pp, v);  // empty: equals the even split
+  return true;
+}
+
 static Result<bool> parse_enums(const ConfigOptions& o, ParallelConfig& c, const std::string& w) {
   auto rc = parse_recompute(o.recompute);
   if (!rc) return make_error(w, "--recompute", o.recompute, "unknown mode", "use none, selective or full");
@@ -298,6 +339,7 @@ Result<ParallelConfig> make_config(const Problem& p, const ConfigOptions& o, con
   auto layers = parse_layers(o.layers_per_stage, where);
   if (!layers) return layers.error();
   c.layers_per_stage = layers.value();
+  if (auto split = named_split(p, o, c, where); !split) return split.error();
   ErrorList e = validate_config(p, c, where);
   if (!e.empty()) return e.front();
   ErrorList fe = validate_framework(p, c, where);
@@ -344,7 +386,8 @@ static ConfigOptions merge_overrides(ConfigOptions base, const ConfigOptions& co
   if (given(a, "--etp")) base.etp = co.etp;
   const bool reshaped = given(a, "--pp") || given(a, "--virtual-stages");
   if (given(a, "--layers-per-stage")) base.layers_per_stage = co.layers_per_stage;
-  else if (reshaped) base.layers_per_stage.clear();  // the old split no longer matches
+  else if (reshaped || given(a, "--pipeline-split")) base.layers_per_stage.clear();  // the old split no longer matches
+  if (given(a, "--pipeline-split")) base.pipeline_split = co.pipeline_split;
   return base;
 }
 

@@ -48,6 +48,8 @@ struct ConfigOptions {
   int virtual_stages = 1;
   bool no_dp_overlap = false;
   std::string layers_per_stage;         // comma-separated layers per chunk; empty = even split
+  std::string pipeline_split;           // --pipeline-split even|balanced|embedding-loss: a named split
+                                        // (planner/pipeline_balance.h) instead of --layers-per-stage
   int ep = 1;                           // expert parallel (MoE experts split over ep DP ranks)
   int cp = 1;                           // context parallel (each sequence split over cp ranks)
   CLI::App* app = nullptr;              // set by add_config_options; tells which flags were given

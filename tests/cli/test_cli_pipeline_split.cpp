@@ -72,3 +72,70 @@ TEST_CASE("plan --pipeline-split embedding-loss finds Megatron-Bridge's Llama 3.
   CHECK(std::count(even.err.begin(), even.err.end(), '\n') == 1);
   CHECK(run_cli("plan --help").out.find("embedding-loss") != std::string::npos);
 }
+
+namespace {
+// Llama 3 405B as its paper ran it at 16,384 GPUs: TP 8, PP 16, DP 128, batch 16 per DP group, V 8.
+std::string llama3(const std::string& rest) {
+  return "--model " + source_path("examples/models/llama-3.1-405b.yaml") +
+         " --hardware h100-80gb-sxm --gpus 16384 --global-batch 2048 --seq 8192 --tp 8 --pp 16 --zero 2 "
+         "--schedule interleaved --virtual-stages 8 --sequence-parallel " + rest;
+}
+}  // namespace
+
+TEST_CASE("estimate and simulate --help state --pipeline-split") {
+  for (const char* cmd : {"estimate", "simulate"}) {
+    CliResult h = run_cli(std::string(cmd) + " --help");
+    INFO(cmd);
+    REQUIRE(h.exit_code == 0);
+    CHECK(h.out.find("--pipeline-split") != std::string::npos);
+    CHECK(h.out.find("embedding-loss") != std::string::npos);
+  }
+}
+
+TEST_CASE("estimate --pipeline-split embedding-loss runs Llama 3 405B over 128 chunks, the refusal names it") {
+  // 126 layers cannot fill 128 chunks evenly: a one-line refusal whose hint names the split that can.
+  CliResult even = run_cli("estimate " + llama3(""));
+  CHECK(even.exit_code == 2);
+  CHECK(std::count(even.err.begin(), even.err.end(), '\n') == 1);
+  CHECK(even.err.find("--pipeline-split embedding-loss") != std::string::npos);
+  CliResult table = run_cli("estimate " + llama3("--pipeline-split embedding-loss"));
+  INFO(table.err);
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("layers=0,1x126,0") != std::string::npos);
+  CliResult json = run_cli("estimate " + llama3("--pipeline-split embedding-loss --format json"));
+  REQUIRE(json.exit_code == 0);
+  CHECK(json.out.find("\"layers_per_stage\": [0, 1, 1,") != std::string::npos);
+  // The paper's Table 4 gives 400 TFLOP/s per GPU (41 % MFU) for this layout; the bubble (P-1)/(V M) = 15/128.
+  const double mfu = json_number(json.out, "mfu");
+  CHECK(mfu > 0.35);
+  CHECK(mfu < 0.47);
+  // The same split given by hand is the same estimate.
+  std::string hand = "0";
+  for (int i = 0; i < 126; ++i) hand += ",1";
+  hand += ",0";
+  CliResult by_hand = run_cli("estimate " + llama3("--layers-per-stage " + hand + " --format json"));
+  REQUIRE(by_hand.exit_code == 0);
+  CHECK(json_number(by_hand.out, "step_s") == json_number(json.out, "step_s"));
+  CliResult sim = run_cli("simulate " + llama3("--pipeline-split embedding-loss"));
+  INFO(sim.err);
+  CHECK(sim.exit_code == 0);
+}
+
+TEST_CASE("estimate --pipeline-split: one-line refusals with --layers-per-stage or an indivisible split") {
+  CliResult both = run_cli("estimate " + llama3("--pipeline-split embedding-loss --layers-per-stage 1,2"));
+  CHECK(both.exit_code == 2);
+  CHECK(std::count(both.err.begin(), both.err.end(), '\n') == 1);
+  CHECK(both.err.find("--layers-per-stage both give the split") != std::string::npos);
+  // 128 slots over pp 16 x v 3 = 48 chunks do not divide.
+  const std::string v3 = "--model " + source_path("examples/models/llama-3.1-405b.yaml") +
+                         " --hardware h100-80gb-sxm --gpus 16384 --global-batch 2048 --seq 8192 --tp 8 --pp 16 "
+                         "--zero 2 --schedule interleaved --virtual-stages 3 --sequence-parallel ";
+  CliResult odd = run_cli("estimate " + v3 + "--pipeline-split embedding-loss");
+  CHECK(odd.exit_code == 2);
+  CHECK(std::count(odd.err.begin(), odd.err.end(), '\n') == 1);
+  CHECK(odd.err.find("divisible by pp*v (48)") != std::string::npos);
+  CliResult bad = run_cli("estimate " + llama3("--pipeline-split lopsided"));
+  CHECK(bad.exit_code == 2);
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+  CHECK(bad.err.find("unknown split") != std::string::npos);
+}
