@@ -66,6 +66,19 @@ void add_expert_columns(const SearchResult& r, std::vector<std::vector<std::stri
   left.insert(left.begin() + at, {false, false});
 }
 
+// A cp column after dp (and before ep, etp) when any listed plan splits its sequences: without it the
+// degrees shown would not multiply to the GPU count.
+void add_cp_column(const SearchResult& r, std::vector<std::vector<std::string>>& rows, std::vector<bool>& left) {
+  bool any = false;
+  for (const StepEstimate& e : r.top) any = any || e.config.cp > 1;
+  if (!any) return;
+  const size_t at = 4;
+  rows[0].insert(rows[0].begin() + at, "cp");
+  for (size_t i = 0; i < r.top.size(); ++i)
+    rows[i + 1].insert(rows[i + 1].begin() + at, std::to_string(r.top[i].config.cp));
+  left.insert(left.begin() + at, false);
+}
+
 std::string header(const Problem& p, const SearchOptions& opt, const SearchResult& r) {
   std::ostringstream o;
   const ParamBytes pb = param_bytes(p.job);
@@ -119,6 +132,7 @@ std::string ranked_table(const Problem& p, const SearchOptions& opt, const Searc
     if (cost) t.rows.back().push_back(fmt("%.4f", objective_value(p, opt.objective, opt.dollars_per_gpu_hour, e)));
   }
   if (p.model.moe.enabled()) add_expert_columns(r, t.rows, t.left);  // ep, etp after dp
+  add_cp_column(r, t.rows, t.left);                                  // then cp between dp and ep
   return t.render();
 }
 

@@ -84,6 +84,21 @@ TEST_CASE("cli plan: table with breakdowns plus --explain and --pareto") {
     CHECK(r.out.find(s) != std::string::npos);
 }
 
+TEST_CASE("cli plan: a cp column appears when a listed plan splits its sequences, so the degrees multiply to the GPUs") {
+  // Llama 3.1 405B on 16,384 H100: the best plans use CP 2 (tp 8 x pp 16 x dp 64 alone would be 8,192 GPUs).
+  const CliResult cp = sh(std::string(MESHPLAN_BIN) + " plan --model " + kModels +
+                          "llama-3.1-405b.yaml --hardware h100-80gb-sxm --gpus 16384 --global-batch 2048 --seq 8192 "
+                          "--top 3");
+  INFO(cp.err);
+  REQUIRE(cp.exit_code == 0);
+  CHECK(cp.out.find("#  tp  pp  dp  cp  zero") != std::string::npos);
+  CHECK(cp.out.find("1   8  16  64   2") != std::string::npos);
+  // Without CP in the top rows the column stays out.
+  const CliResult none = plan("llama-2-7b", "--gpus 8 --global-batch 64 --seq 4096 --top 3");
+  REQUIRE(none.exit_code == 0);
+  CHECK(none.out.find("#  tp  pp  dp  zero") != std::string::npos);
+}
+
 TEST_CASE("cli plan: JSON is the plan file that parses and is byte-identical run to run") {
   const std::string py = python();
   const std::string file = planner_test::tmp_path("plan.json");
