@@ -260,15 +260,10 @@ static Result<bool> named_split(const Problem& p, const ConfigOptions& o, Parall
   if (!o.pipeline_split.empty() && o.pipeline_split != "even" && o.pipeline_split != "balanced" &&
       o.pipeline_split != "embedding-loss")
     return make_error(w, "--pipeline-split", o.pipeline_split, "unknown split", "use even, balanced or embedding-loss");
-  if (o.pipeline_split.empty() || o.pipeline_split == "even") {
-    if (!o.pipeline_split.empty() && !c.layers_per_stage.empty())
-      return make_error(w, "--pipeline-split", o.pipeline_split, "and --layers-per-stage both give the split",
-                        "drop one of them");
-    return true;
-  }
-  if (!c.layers_per_stage.empty())
+  if (!o.pipeline_split.empty() && !c.layers_per_stage.empty())
     return make_error(w, "--pipeline-split", o.pipeline_split, "and --layers-per-stage both give the split",
                       "drop one of them");
+  if (o.pipeline_split.empty() || o.pipeline_split == "even") return true;
   const int v = std::max(1, c.virtual_stages);
   if (o.pipeline_split == "balanced") {
     c.layers_per_stage = balanced_layers_per_chunk(p, c.pp, v);  // empty: the even split is already balanced

@@ -181,11 +181,11 @@ static void check_pp(const Problem& p, const ParallelConfig& c, const std::strin
   if (c.layers_per_stage.empty() && chunks > L)
     e.push_back(make_error(w, "--pp", str(c.pp),
                            "pp*v=" + str(chunks) + " exceeds num_hidden_layers=" + str(L),
-                           (L + 2) % chunks == 0 && c.pp >= 2
-                               ? "each pipeline chunk of an even split needs at least one layer; "
-                                 "--pipeline-split embedding-loss gives the first chunk the embedding alone and "
-                                 "the last the loss alone (Llama 3 405B's 126 layers over pp 16 x v 8)"
-                               : "each pipeline chunk of an even split needs at least one layer"));
+                           std::string("each pipeline chunk of an even split needs at least one layer") +
+                               ((L + 2) % chunks == 0 && c.pp >= 2
+                                    ? "; --pipeline-split embedding-loss gives the first chunk the embedding alone "
+                                      "and the last the loss alone (Llama 3 405B's 126 layers over pp 16 x v 8)"
+                                    : "")));
   if (!c.layers_per_stage.empty() && !layer_split_ok(c.layers_per_stage, chunks, L))
     e.push_back(make_error(w, "layers_per_stage",
                            str(std::accumulate(c.layers_per_stage.begin(), c.layers_per_stage.end(), int64_t{0})),
