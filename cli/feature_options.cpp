@@ -15,6 +15,7 @@
 #include "core/te_attention_backend.h"
 #include "core/framework.h"
 #include "core/job_features.h"
+#include "cli/ddp_bucket_option.h"
 #include "cli/megatron_list_options.h"
 #include "costmodel/activations.h"
 #include "costmodel/compute_time.h"
@@ -131,6 +132,7 @@ void add_feature_options(CLI::App* sub, FeatureOptions& o) {
                 "cutedsl_fused_grouped_mlp): a clamped GLU (GPT-OSS) and expert biases run inside the fused "
                 "grouped kernels instead of as eager PyTorch passes; needs --framework megatron or nemo "
                 "(default off)");
+  add_ddp_bucket_option(sub, o.ddp_bucket_size);  // cli/ddp_bucket_option.h
   add_megatron_list_options(sub, o.lists);  // --recompute-modules, --cuda-graphs
   add_fsdp_options(sub, o.fsdp);
   add_optimizer_state_options(sub, o.states);
@@ -283,6 +285,7 @@ static Result<bool> apply(const FeatureOptions& o, Job& job, bool only_given) {
                         std::string("add --framework megatron or nemo, or drop ") + flag);
     *knob = on;
   }
+  if (auto r = apply_ddp_bucket_option(o.ddp_bucket_size, o.app, job); !r) return r.error();  // cli/ddp_bucket_option.h
   if (auto r = apply_megatron_list_options(o.lists, o.app, job); !r) return r.error();  // cli/megatron_list_options.h
   if (given(o.app, "--fp8-param-gather")) {
     if (auto ok = check_fp8_param_gather(job, kCmd, "--fp8-param-gather"); !ok) return ok.error();
@@ -343,6 +346,7 @@ void add_job_features(ojson& j, const Job& job) {
   if (job.knobs.tp_comm_overlap) j["tp_comm_overlap"] = true;
   if (job.knobs.param_gather_overlap) j["overlap_param_gather"] = true;
   if (job.knobs.fused_grouped_mlp) j["fused_grouped_mlp"] = true;
+  add_ddp_bucket_json(j, job);
   add_megatron_list_json(j, job);  // recompute_modules, cuda_graphs
   add_fsdp_job_json(j, job);
   add_optimizer_state_json(j, job);
@@ -461,6 +465,7 @@ Result<bool> read_job_features(const ojson& j, const std::string& file, const st
                         "is Megatron-Core's overlap; framework " + std::string(to_string(job.framework)) + " does not run it",
                         "framework megatron or nemo, or drop the key");
   }
+  if (auto r = read_ddp_bucket_json(j, file, at, job); !r) return r.error();  // cli/ddp_bucket_option.h
   if (auto r = read_megatron_list_json(j, file, at, job); !r) return r.error();  // recompute_modules, cuda_graphs
   auto c = parse_cp_comm(cp_comm);
   if (!c) return make_error(file, at + ".cp_comm", cp_comm, "unknown CP exchange", "p2p, all_gather, a2a or torch_all_gather");

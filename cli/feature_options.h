@@ -36,6 +36,7 @@ struct FeatureOptions {
   bool tp_comm_overlap = false;          // --tp-comm-overlap (Megatron-Core: TE userbuffers TP overlap)
   bool overlap_param_gather = false;     // --overlap-param-gather (Megatron-Core: distributed optimizer)
   bool fused_grouped_mlp = false;        // --fused-grouped-mlp (Megatron-Core: TE op-fuser expert MLP)
+  int64_t ddp_bucket_size = 0;           // --ddp-bucket-size (Megatron-Core DDP bucket, parameters; cli/ddp_bucket_option.h)
   MegatronListOptions lists;             // --recompute-modules, --cuda-graphs (cli/megatron_list_options.h)
   FsdpOptions fsdp;                      // --fsdp-forward-prefetch, --fsdp-backward-prefetch (cli/fsdp_options.h)
   OptimizerStateOptions states;          // --main-params-dtype, --exp-avg-dtype, --exp-avg-sq-dtype
@@ -45,7 +46,7 @@ struct FeatureOptions {
 
 /// Adds --cp-comm, --fp8, --grad-compression, --attention-kernel, --ac-policy, --torch-compile,
 /// --cross-entropy, --train-metric-cross-entropies, --moe-a2a-overlap, --moe-dispatcher, --activation-offload-layers, --fp8-param-gather, --tp-comm-overlap,
-/// --overlap-param-gather, --fused-grouped-mlp, --recompute-modules and --cuda-graphs (job-level flags), FSDP's prefetch flags (cli/fsdp_options.h)
+/// --overlap-param-gather, --fused-grouped-mlp, --ddp-bucket-size, --recompute-modules and --cuda-graphs (job-level flags), FSDP's prefetch flags (cli/fsdp_options.h)
 /// and the precision-aware optimizer's state dtypes (cli/optimizer_state_options.h).
 void add_feature_options(CLI::App* sub, FeatureOptions& o);
 /// Adds --cp (a configuration flag) bound to `cp`.
@@ -59,7 +60,7 @@ Result<bool> apply_feature_overrides(const FeatureOptions& o, Job& job);
 /// gradient compression when set: cp = 1 / no FP8 / no compression leave the JSON unchanged; the
 /// fused attention kernel ("attention_kernel"), "torch_compile" and "cross_entropy" only where they
 /// differ from the framework's; "train_metric_cross_entropies" when above 0; "moe_dispatcher" when not alltoall; "moe_a2a_overlap", "activation_offload_layers", "fp8_param_gather", "fp8_attention",
-/// "tp_comm_overlap", "overlap_param_gather" and "fused_grouped_mlp" only when on, "recompute_modules"
+/// "tp_comm_overlap", "overlap_param_gather" and "fused_grouped_mlp" only when on, "ddp_bucket_size" when set, "recompute_modules"
 /// and "cuda_graphs" (lists of names) when given.
 void add_config_features(ojson& config, const ParallelConfig& c);
 void add_job_features(ojson& job_json, const Job& job);

@@ -149,6 +149,10 @@ struct FrameworkKnobs {
   /// Megatron --overlap-param-gather (distributed optimizer): the all-gather of the updated 16-bit
   /// weights after the optimizer step runs under the next step's first forward. Off by default.
   bool param_gather_overlap = false;
+  /// Megatron-Core DistributedDataParallelConfig.bucket_size: parameters per DDP gradient bucket, whose
+  /// edge group (the embedding's) is reduced after the last backward and gathered before the first
+  /// forward in the open (costmodel/ddp_edge_bucket.h). 0 = Megatron-Core's default, max(40M, 1M x dp).
+  double ddp_bucket_params = 0;
   /// Megatron-Core --fp8-param-gather (Transformer Engine FP8 primary weights; Megatron-Bridge's
   /// performance recipes set it in every FP8 current-scaling and MXFP8 precision config): the linear
   /// layers' weights live only as FP8 tensors, with no 16-bit copy beside the cached FP8 data, and the
@@ -238,7 +242,8 @@ struct FrameworkKnobs {
   bool fms_model_code = false;
   /// Megatron-Core's own model code: its eager passes for GPT-OSS-style layers (the clamp before the
   /// fused GeGLU, the per-expert bias loop, unfused YaRN RoPE; costmodel/megatron_eager_ops.h) run where
-  /// the model has those features. Set for megatron and nemo.
+  /// the model has those features; its host launch time (costmodel/host_launch.h) and its DDP buckets
+  /// (costmodel/ddp_edge_bucket.h). Set for megatron and nemo.
   bool megatron_core_model_code = false;
   /// Megatron-Core's expert MLP built from Transformer Engine's op fuser (core_v0.18 experts.py with
   /// te.pytorch.ops.ScaledClampedQGeGLU; Megatron-Bridge's cutedsl_fused_grouped_mlp presets): the clamp,

@@ -66,6 +66,7 @@ struct ValidationRun {
   std::optional<bool> torch_compile;  // torchtitan's compile: absent = its default (FrameworkKnobs::torch_compile)
   bool fused_rmsnorm = false;   // torchtitan's norm_type fused_rmsnorm (FrameworkKnobs::fused_rmsnorm)
   bool dp_all_reduce = false;   // ZeRO-1 gradients all-reduced (DeepSpeed BF16_Optimizer; FrameworkKnobs)
+  int64_t ddp_bucket_size = 0; // `ddp_bucket_size:` Megatron-Core DDP bucket, parameters; 0 = its default (FrameworkKnobs)
   double dp_reduce_bytes = 0;   // `dp_reduce_dtype:` bf16|fp16 = 2, fp32 = 4; 0 = the convention's (FrameworkKnobs)
   bool grad_accumulation_pass = false;  // DeepSpeed BF16_Optimizer's fp32 accumulation pass (FrameworkKnobs)
   std::string cross_entropy;    // unfused | fused | torch_fp32 | te_inplace | te | flash_xentropy | generic; "" = the framework's (FrameworkKnobs::cross_entropy)

@@ -11,6 +11,7 @@
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/ddp_edge_bucket.h"
 #include "costmodel/expert_fsdp.h"
 #include "costmodel/flops.h"
 #include "costmodel/fp8_params.h"
@@ -215,8 +216,12 @@ static DpComm dense_dp_comm(const Problem& p, const ParallelConfig& cfg, int sta
     const double after = cfg.zero_stage == 1 ? all_gather_s(hw, g, gather_bytes) : 0.0;
     out.total_s = reduce + after;
     // --overlap-param-gather: the gather runs under the next step's first forward (core/megatron_overlap.h).
-    const double after_exposed = param_gather_overlap_on(p.job, cfg) ? std::max(0.0, after - st.forward_s) : after;
-    out.exposed_s = (overlap ? std::max(0.0, reduce - st.backward_s) : reduce) + after_exposed;
+    // The embedding's bucket group is reduced after the last backward and gathered before the first
+    // forward on the first stage, with nothing left to hide behind (costmodel/ddp_edge_bucket.h).
+    const EdgeExposure edge = stage == first_chunk_rank(cfg) ? edge_bucket_exposure(p, cfg, g) : EdgeExposure{};
+    const double after_exposed =
+        param_gather_overlap_on(p.job, cfg) ? std::max(edge.gather_s, after - st.forward_s) : after;
+    out.exposed_s = (overlap ? std::max(edge.reduce_s, reduce - st.backward_s) : reduce) + after_exposed;
     return out;
   }
   // FSDP2 under a pipeline schedule (torchtitan): one gather and one reduce-scatter per step
@@ -272,8 +277,16 @@ double optimizer_time_s(const Problem& p, const ParallelConfig& cfg, int stage) 
                        stage_expert_static_bytes(p, cfg, stage).optimizer / pb.optimizer;
   // Adam reads the gradient and fp32 master/m/v, writes master/m/v and the 16-bit working weights;
   // the global-norm clipping reads the gradients once more and the next step's buffers are zeroed.
-  if (!p.job.knobs.foreach_adamw)
-    return memory_bound_time_s(p.hardware, local * (2.0 * pb.optimizer + 3.0 * pb.gradients + pb.weights));
+  if (!p.job.knobs.foreach_adamw) {
+    // Megatron-Core zeroes its whole gradient buffer for the next step, not only the optimizer's shard
+    // (DistributedDataParallel.zero_grad_buffer: grad_data.zero_() per buffer; distributed_data_parallel.py
+    // l.554-576 at d3391901): the rest of the stage's gradient bytes are written once more.
+    const double whole_buffer = p.job.knobs.megatron_core_model_code && cfg.zero_stage == 1
+                                    ? (stage_parameters_per_gpu(p.model, cfg, stage) - local) * pb.gradients
+                                    : 0.0;
+    return memory_bound_time_s(p.hardware, local * (2.0 * pb.optimizer + 3.0 * pb.gradients + pb.weights) +
+                                               std::max(0.0, whole_buffer));
+  }
   // PyTorch's foreach AdamW (torch/optim/adamw.py _multi_tensor_adamw, torch 2.5-2.6) on fp32 params,
   // grads, m and v, one kernel per op: weight decay p *= (1 - lr wd) 8, m.lerp_(g) 12, v *= b2 8,
   // v.addcmul_(g, g) 12, sqrt(v) 8, / bias correction 8, + eps 8, p.addcdiv_(m, denom) 16 = 80 bytes per

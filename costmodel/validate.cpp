@@ -78,6 +78,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.fused_rmsnorm = run.fused_rmsnorm;
   k.dp_all_reduce = run.dp_all_reduce;
   k.dp_reduce_bytes = run.dp_reduce_bytes;
+  k.ddp_bucket_params = static_cast<double>(run.ddp_bucket_size);
   k.grad_accumulation_pass = run.grad_accumulation_pass;
   if (auto ce = parse_cross_entropy(run.cross_entropy)) k.cross_entropy = *ce;  // else the framework's
   k.train_metric_cross_entropies = run.train_metric_cross_entropies;

@@ -117,6 +117,9 @@ void memory_args(const Problem& p, const ParallelConfig& c, ArgList& a) {
     // Only when the job asked for it: the estimate costs the post-step weight gather exposed otherwise
     // (costmodel/step.cpp), and the script must run what was costed.
     if (param_gather_overlap_on(p.job, c)) a.arg("--overlap-param-gather");
+    // The bucket size the edge bucket was costed with (costmodel/ddp_edge_bucket.h), when the job set one.
+    if (const double b = p.job.knobs.ddp_bucket_params; b > 0)
+      a.arg("--ddp-bucket-size", std::to_string(static_cast<int64_t>(b)));
   }
 }
 

@@ -8,6 +8,7 @@
 #include "costmodel/collectives.h"
 #include "costmodel/compute_time.h"
 #include "costmodel/context_parallel.h"
+#include "costmodel/ddp_edge_bucket.h"
 #include "costmodel/fp8_params.h"
 #include "costmodel/fsdp2_pipeline.h"
 #include "costmodel/hsdp.h"
@@ -113,13 +114,18 @@ SimInput make_sim_input(const Problem& p, const ParallelConfig& cfg, const Sched
   in.after_gather_ns = after_gather(p, cfg, o.ideal_network);
   // --overlap-param-gather: the gather runs under the next step's first forward on the stage (as
   // costmodel/step.cpp costs it), so only what outlasts that forward stays at the step's end.
-  if (param_gather_overlap_on(p.job, cfg))
+  // The first stage's edge bucket group (the embedding's) is gathered before any forward, so at least
+  // its gather stays (costmodel/ddp_edge_bucket.h).
+  if (param_gather_overlap_on(p.job, cfg)) {
+    const Nanoseconds edge = o.ideal_network ? 0
+                                             : seconds_to_ns(edge_bucket_exposure(p, cfg, zero_shard_group(p.hardware, cfg)).gather_s);
     for (int r = 0; r < cfg.pp && r < static_cast<int>(in.after_gather_ns.size()); ++r) {
       Nanoseconds forward = 0;
       for (size_t k = static_cast<size_t>(r); k < in.chunks.size(); k += static_cast<size_t>(cfg.pp))
         forward += in.chunks[k].forward_ns;
-      in.after_gather_ns[r] = std::max<Nanoseconds>(0, in.after_gather_ns[r] - forward);
+      in.after_gather_ns[r] = std::max<Nanoseconds>(r == first_chunk_rank(cfg) ? edge : 0, in.after_gather_ns[r] - forward);
     }
+  }
   // FSDP1's prefetch settings (per-unit gathers only; DeepSpeed's buckets prefetch as before).
   if (p.job.knobs.sharding.granularity == ShardGranularity::PerUnit) {
     in.forward_prefetch = p.job.knobs.sharding.forward_prefetch;
