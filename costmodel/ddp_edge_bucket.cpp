@@ -19,7 +19,8 @@ double ddp_bucket_params(const Problem& p, const ParallelConfig& cfg) {
 
 namespace {
 
-// Bucket filling over one buffer: `tensors` in backward order (sizes per GPU); the size of the last bucket.
+// One buffer's bucket filling: add() takes each parameter tensor's size per GPU in backward order; last() is
+// the size of the bucket the walk ends in (the one closed last when the final tensor closed it).
 struct Filler {
   double limit = 0, open = 0, last_closed = 0;
   void add(double n) {
