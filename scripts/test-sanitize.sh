@@ -5,9 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+# Line tables only: reports keep every frame's function, file and line; full debug info (types, variables)
+# made each instrumented test file about a quarter slower to compile and is not read by the sanitizers.
 flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMESHPLAN_WITH_CUDA=OFF \
-      -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+      -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
       -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" > build-asan-configure.log 2>&1 \
   || { cat build-asan-configure.log; exit 1; }
 cmake --build build-asan -j"$(nproc)"
