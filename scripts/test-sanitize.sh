@@ -45,7 +45,7 @@ mpi='^(executor:|multinode:|corpus: (run|calibrate)$|cli:(calibrate|run|meshplan
 # them, and under ASan they would repeat the code paths the cli: tests cover here (.ci/run must stay
 # under 45 minutes on 2 cores on a fresh clone).
 # Likewise the planner's published-runs acceptance test (4 parts, 150 s of one core each under ASan): a full
-# search per published problem; the 116 other planner test cases run the same search code under the sanitizers
+# search per published problem; the 112 other planner test cases run the same search code under the sanitizers
 # on smaller problems, and the first pass runs all four parts.
 published='^planner:the planner.s best is at least as fast as every published run: part [1234] of 4'
 ASAN_OPTIONS="$asan" ctest --output-on-failure -j"$(nproc)" --timeout 1200 -E "^docs: |$mpi|$published"
