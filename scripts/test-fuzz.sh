@@ -6,9 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 seconds="${MESHPLAN_FUZZ_SECONDS:-20}"
-flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -O1 -g"
+flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+# -O1 with line tables and without NDEBUG: the readers' asserts stay armed (RelWithDebInfo's own
+# "-O2 -g -DNDEBUG" came after these flags until 2026-12-02 and disarmed them). The glue (the harness
+# and the cli/ files fuzz_plan links) at -O0: top-level CMakeLists.txt, MESHPLAN_GLUE_COMPILE_OPTIONS.
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMESHPLAN_WITH_CUDA=OFF -DMESHPLAN_WITH_GRAPHVIZ=OFF \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+      -DMESHPLAN_GLUE_COMPILE_OPTIONS=-O0 \
       -DMESHPLAN_FUZZ=ON -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
       -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" > build-fuzz-configure.log 2>&1 \
   || { cat build-fuzz-configure.log; exit 1; }
