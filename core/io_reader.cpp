@@ -236,13 +236,16 @@ void Reader::fail(const std::string& field, const std::string& value, const std:
 const YAML::Node* Reader::scalar(const YAML::Node& map, const std::string& key,
                                  const std::string& path, bool required, const std::string& hint,
                                  const char* kind) {
+  // Rebound with reset(), never assigned: yaml-cpp's Node::operator= on a bound node re-points the node it
+  // held (set_ref: the previous key's value in its document becomes this one) and merges the two documents'
+  // memory, so every document read stayed allocated (tests/core/test_io_reader.cpp). Holds one document.
   thread_local YAML::Node holder;
   if (error) return nullptr;
   if (!has(map, key)) {
     if (required) fail(path, "", "missing required key", hint);
     return nullptr;
   }
-  holder = map[key];
+  holder.reset(map[key]);
   if (!holder.IsScalar()) {
     fail(path, node_text(holder), std::string("must be ") + kind, hint);
     return nullptr;
