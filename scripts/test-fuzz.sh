@@ -12,7 +12,7 @@ flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fn
 # and the cli/ files fuzz_plan links) at -O0: top-level CMakeLists.txt, MESHPLAN_GLUE_COMPILE_OPTIONS.
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMESHPLAN_WITH_CUDA=OFF -DMESHPLAN_WITH_GRAPHVIZ=OFF \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
       -DMESHPLAN_GLUE_COMPILE_OPTIONS=-O0 \
       -DMESHPLAN_FUZZ=ON -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
       -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" > build-fuzz-configure.log 2>&1 \
