@@ -123,7 +123,10 @@ TEST_CASE("moe: router backward matches finite differences of the gates", "[exec
 }
 
 TEST_CASE("comm: all_to_all_v moves each block to its rank, counts per pair", "[executor][moe]") {
-  run_local_ranks(3, [](int me, Communicator& c) {
+  // Catch2 v2's assertions are not thread-safe (a CHECK on each rank's thread raced in Catch's RunContext:
+  // UBSan, 2026-12-02): each rank counts its wrong elements and the main thread checks them.
+  std::vector<int> wrong(3, -1);
+  run_local_ranks(3, [&wrong](int me, Communicator& c) {
     // Rank r sends (p + 1) * (r + 1) floats of value 10r + p to rank p.
     std::vector<int64_t> sc(3), rc(3);
     std::vector<float> send;
@@ -135,11 +138,14 @@ TEST_CASE("comm: all_to_all_v moves each block to its rank, counts per pair", "[
     std::vector<float> recv(static_cast<size_t>(rc[0] + rc[1] + rc[2]), -1.0f);
     c.all_to_all_v(send.data(), sc.data(), recv.data(), rc.data());
     int64_t at = 0;
+    int bad = 0;
     for (int p = 0; p < 3; ++p) {
-      for (int64_t i = 0; i < rc[p]; ++i) CHECK(recv[at + i] == static_cast<float>(10 * p + me));
+      for (int64_t i = 0; i < rc[p]; ++i) bad += recv[at + i] != static_cast<float>(10 * p + me);
       at += rc[p];
     }
+    wrong[me] = bad;
   });
+  for (int me = 0; me < 3; ++me) CHECK(wrong[me] == 0);
 }
 
 TEST_CASE("cp: load-balanced split gives rank r chunks r and 2cp-1-r", "[executor][cp]") {
