@@ -16,7 +16,8 @@ ojson link_object(const LinkFit& f) {
   return {{"latency_us", report_number(f.link.latency_s * 1e6)},
           {"bandwidth_gb_per_s", report_number(f.link.bandwidth_bytes_per_s / 1e9)},
           {"rms_relative_error", report_number(f.rms_relative_error)},
-          {"samples", f.samples}};
+          {"samples", f.samples},
+          {"bandwidth_resolved", f.bandwidth_resolved}};
 }
 
 ojson raw_object(const exec::CalibrationResult& r) {
@@ -134,6 +135,9 @@ std::string calibration_table(const HardwareProfile& hw, const exec::Calibration
   out << "\nalpha-beta fit (all collectives): latency " << format_number(r.link.link.latency_s * 1e6)
       << " us, bandwidth " << format_number(r.link.link.bandwidth_bytes_per_s / 1e9) << " GB/s, rms error "
       << format_number(r.link.rms_relative_error * 100) << " %\n";
+  if (!r.link.bandwidth_resolved)
+    out << "  the collectives' time did not grow with message size, so no bandwidth was measured: the profile "
+           "holds the largest the format accepts; sweep larger messages (drop --quick, raise --max-bytes)\n";
   for (const auto& [op, f] : r.per_collective) {
     out << "  " << to_string(op) << ": latency " << format_number(f.link.latency_s * 1e6) << " us, bandwidth "
         << format_number(f.link.bandwidth_bytes_per_s / 1e9) << " GB/s, rms error "

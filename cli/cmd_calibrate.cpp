@@ -81,7 +81,11 @@ std::string tool_version() { return std::string(MESHPLAN_VERSION) + " (" + MESHP
 
 // Writes the profile, prints the summary; exit 1 when a probe's result failed its check.
 int write_and_report(const CalibrateArgs& a, const HardwareProfile& hw, const exec::CalibrationResult& r) {
-  if (auto w = write_text_file(a.output.output, calibrated_profile_yaml(hw, r)); !w) return report_error(w.error());
+  const std::string text = calibrated_profile_yaml(hw, r);
+  // A profile plan cannot read is worse than none: measurements outside the reader's ranges (core/limits.h)
+  // stop here with the reader's own message, and nothing is written.
+  if (auto back = parse_hardware(text, a.output.output); !back) return report_error(back.error());
+  if (auto w = write_text_file(a.output.output, text); !w) return report_error(w.error());
   if (a.output.format == "json") std::cout << calibration_json(hw, r);
   else if (a.output.format == "yaml") std::cout << json_text_to_yaml(calibration_json(hw, r));
   else std::cout << calibration_table(hw, r, a.output.output);

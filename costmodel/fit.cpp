@@ -10,6 +10,8 @@
 #include <limits>
 #include <map>
 
+#include "core/limits.h"
+
 namespace meshplan {
 
 namespace {
@@ -64,7 +66,11 @@ LinkFit fit_link(const std::vector<CollectiveSample>& samples) {
   }
   LinkFit fit;
   fit.link.latency_s = x(0);
-  fit.link.bandwidth_bytes_per_s = 1.0 / x(1);
+  // 1 / x(1) is the fitted bandwidth; at or above the profile format's ceiling the sweep did not
+  // resolve it (x(1) = 1e-30 above, or a slope lost in the noise of a 4 MB --quick sweep).
+  const double max_bytes_per_s = limits::kMaxLinkGbPerS * 1e9;
+  fit.bandwidth_resolved = x(1) * max_bytes_per_s > 1.0;
+  fit.link.bandwidth_bytes_per_s = fit.bandwidth_resolved ? 1.0 / x(1) : max_bytes_per_s;
   fit.link.efficiency = 1.0;
   fit.rms_relative_error = rms_relative(a, x, t);
   fit.samples = static_cast<int>(n);

@@ -24,11 +24,16 @@ struct LinkFit {
   LinkSpec link;
   double rms_relative_error = 0;  // sqrt(mean((model - measured)^2 / measured^2)) over the samples
   int samples = 0;
+  // False when the samples' time did not grow with bytes (a latency-bound or noisy sweep): the
+  // bandwidth is then the largest a profile holds (limits::kMaxLinkGbPerS), not a measurement.
+  bool bandwidth_resolved = true;
 };
 
 /// Least squares in relative error (each row divided by its measured time, so 8 B and 256 MB
 /// messages weigh alike). Latency and inverse bandwidth are kept non-negative: when the free fit
-/// makes one negative it is pinned to 0 and the other refitted. Needs >= 2 samples with ranks > 1.
+/// makes one negative it is pinned to 0 and the other refitted. The bandwidth is capped at the
+/// largest a hardware profile accepts (core/limits.h), so a calibrated profile always reads back.
+/// Needs >= 2 samples with ranks > 1.
 LinkFit fit_link(const std::vector<CollectiveSample>& samples);
 
 /// Samples of one collective only (for per-collective reports).

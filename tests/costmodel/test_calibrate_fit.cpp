@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/limits.h"
 #include "costmodel/fit.h"
 
 using namespace meshplan;
@@ -53,6 +54,20 @@ TEST_CASE("fit_link keeps latency non-negative") {
   LinkFit fit = fit_link(s);
   CHECK(fit.link.latency_s >= 0.0);
   CHECK(fit.link.bandwidth_bytes_per_s > 0.0);
+}
+
+TEST_CASE("fit_link caps a bandwidth the samples do not resolve at the profile format's largest") {
+  // Time flat in bytes, the largest message a little faster: the free fit's slope is negative.
+  std::vector<CollectiveSample> s;
+  for (double b = 8; b <= 4e6; b *= 8) s.push_back({Collective::AllReduceRing, 2, b, 50e-6});
+  s.back().time_s = 40e-6;
+  LinkFit fit = fit_link(s);
+  CHECK_FALSE(fit.bandwidth_resolved);
+  CHECK(fit.link.bandwidth_bytes_per_s == limits::kMaxLinkGbPerS * 1e9);
+  // Latency alone explains the samples: their relative-error mean, 47.9 us, whatever the size.
+  CHECK(collective_time_s(Collective::AllReduceRing, 4096, 2, fit.link) == Approx(47.93e-6).epsilon(0.01));
+  // A measured slope stays a measurement.
+  CHECK(fit_link(sweep(LinkSpec{12.5e9, 3e-6, 1.0}, 0.0)).bandwidth_resolved);
 }
 
 TEST_CASE("samples_of selects one collective") {

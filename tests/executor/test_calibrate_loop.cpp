@@ -19,6 +19,7 @@ TEST_CASE("calibrate: calibrate, plan, run on 2 ranks prints the error table") {
 
   // The profile reads back through core/io with its provenance.
   auto hw = meshplan::load_hardware(profile, "");
+  INFO((hw.ok() ? std::string() : hw.error().one_line()));
   REQUIRE(hw.ok());
   CHECK(hw->provenance.kind == "calibrated");
   CHECK_FALSE(hw->provenance.tool_version.empty());
