@@ -389,7 +389,7 @@ TEST_CASE("the GH100 and Blackwell profiles carry the sustained GEMM rate of the
 TEST_CASE("profiles of the same GPU chip share its GEMM curve and element-wise efficiency") {
   // a100-40gb-sxm once said it had a100-80gb-sxm's curve while it kept an older, faster one.
   const std::vector<std::vector<std::string>> same_chip = {
-      {"a100-80gb-sxm", "a100-40gb-sxm", "a100-80gb-jeanzay-opa", "a100-80gb-400g"},
+      {"a100-80gb-sxm", "a100-40gb-sxm", "a100-80gb-jeanzay-opa", "a100-80gb-400g", "a100-40gb-p4d", "a100-40gb-4hdr"},
       {"h100-80gb-sxm", "h200-141gb-sxm", "h100-96gb-hbm2e-500w", "h100-80gb-800g"}};
   for (const auto& group : same_chip) {
     auto first = load_hardware(group.front(), kProfiles);
