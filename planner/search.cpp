@@ -21,13 +21,16 @@ struct Collector {
   SearchResult result;
 
   void keep(const StepEstimate& e) {
+    if (opt.reference && estimate_better(e, *opt.reference)) ++result.better_than_reference;
     top.offer(e);
     if (opt.pareto) front.offer(e);
   }
   // A sibling whose step time is at least `step_lb_s` and whose peak is `peak_bytes` can be
-  // skipped: it cannot enter the top K (strictly slower than the K-th) nor the Pareto front.
+  // skipped: it cannot enter the top K (strictly slower than the K-th) nor the Pareto front, nor be
+  // better than the reference (strictly slower than it: estimate_better compares step time first).
   bool can_skip(double step_lb_s, double peak_bytes) const {
     if (!top.full() || !(step_lb_s > top.worst_step_s())) return false;
+    if (opt.reference && !(step_lb_s > opt.reference->time.step_s)) return false;
     return !opt.pareto || front.dominates(peak_bytes, step_lb_s);
   }
   SearchResult finish() {

@@ -21,6 +21,10 @@ struct SearchOptions {
   Objective objective = Objective::StepTime;
   double dollars_per_gpu_hour = 0;  // for Objective::Cost; 0 = the hardware profile's
   bool pareto = false;              // also collect the memory / step-time Pareto front
+  /// Where set, the search also counts the fitting configurations that are better than this estimate
+  /// (estimate_better; usually a published or current layout's): its rank among them is that count + 1.
+  /// Pruning then also keeps every sibling whose floor does not exceed the reference's step time.
+  std::optional<StepEstimate> reference;
   /// Called between layouts with (configurations decided so far, size of the space); for a
   /// progress display. May be empty.
   std::function<void(int64_t done, int64_t total)> progress;
@@ -34,6 +38,7 @@ struct SearchResult {
   int64_t memory_checks = 0;         // estimate_memory calls
   int64_t evaluated = 0;             // estimate_step calls
   int64_t pruned = 0;                // fitting configurations the time bound proved not top-K
+  int64_t better_than_reference = 0; // fitting configurations better than opt.reference (0 without one)
   /// Configurations that pass every rule and fit in memory.
   int64_t fitting() const { return space - rejected.total(); }
 };

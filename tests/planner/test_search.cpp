@@ -1,12 +1,14 @@
 // The fast search against its plain twin: same top K, same Pareto front, same rejection counts.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <vector>
 #include <tuple>
 
 #include "core/framework.h"
+#include "planner/plan_table.h"
 #include "planner/search.h"
 #include "test_search_fixtures.h"
 
@@ -30,6 +32,25 @@ void require_same(const std::vector<StepEstimate>& fast, const std::vector<StepE
   }
 }
 
+// With a reference deep in the ranking (the exhaustive search's 4K-th best, or its last when fewer fit),
+// both searches count exactly the configurations ranked above it, and the fast one still prunes.
+void compare_rank(const Problem& p, SearchOptions opt) {
+  SearchOptions deep = opt;
+  deep.top_k = 4 * std::max(opt.top_k, 1);
+  deep.pareto = false;
+  const std::vector<StepEstimate> ranked = search_reference(p, deep).top;
+  REQUIRE(!ranked.empty());
+  const int64_t rank = static_cast<int64_t>(ranked.size()) - 1;  // configurations better than the last
+  opt.reference = ranked.back();
+  const SearchResult fast = search(p, opt), plain = search_reference(p, opt);
+  INFO("reference " << describe_config(ranked.back().config));
+  CHECK(plain.better_than_reference == rank);
+  CHECK(fast.better_than_reference == rank);
+  require_same(fast.top, plain.top);  // the reference changes what is counted, not what is found
+  std::printf("  reference ranked %lld: fast search %lld estimates, %lld pruned\n", static_cast<long long>(rank + 1),
+              static_cast<long long>(fast.evaluated), static_cast<long long>(fast.pruned));
+}
+
 // Runs both searches and requires identical answers; returns the fast one.
 SearchResult compare(const Problem& p, SearchOptions opt) {
   const SearchResult fast = search(p, opt);
@@ -50,6 +71,8 @@ SearchResult compare(const Problem& p, SearchOptions opt) {
   require_same(fast.pareto, plain.pareto);
   CHECK(fast.evaluated + fast.pruned <= fast.fitting());
   CHECK(fast.evaluated + fast.pruned + fast.rejected.total() >= fast.space - fast.rejected[Reason::Memory]);
+  CHECK(fast.better_than_reference == 0);  // no reference given
+  compare_rank(p, opt);
   return fast;
 }
 
