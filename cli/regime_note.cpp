@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/options.h"
+#include "cli/validation_cache.h"
 #include "core/io.h"
 #include "costmodel/regime.h"
 #include "costmodel/validate.h"
@@ -31,12 +32,11 @@ std::string default_validation_dir() {
 namespace {
 // Every readable validation file, predicted with its own profile; unreadable files are left out
 // (the note is advice, `meshplan validate` reports their errors).
-void predict_all(const std::string& profiles_dir, std::vector<RunPrediction>& runs,
-                 std::vector<Regime>& regimes, std::vector<std::string>* hardware = nullptr,
-                 std::vector<std::string>* routing = nullptr) {
+NoteRuns predict_all(const std::string& validation_dir, const std::string& profiles_dir) {
+  NoteRuns out;
   std::error_code ec;
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(default_validation_dir(), ec))
+  for (const auto& e : fs::directory_iterator(validation_dir, ec))
     if (e.path().extension() == ".yaml") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   // Each profile once: most files share a handful of them, and reading YAML is most of this note's time.
@@ -46,19 +46,26 @@ void predict_all(const std::string& profiles_dir, std::vector<RunPrediction>& ru
     if (!set) continue;
     auto [it, added] = profiles.try_emplace(set.value().hardware);
     if (added)
-      if (auto hw = load_hardware(set.value().hardware, profiles_dir.empty() ? default_profiles_dir() : profiles_dir))
-        it->second = std::move(hw.value());
+      if (auto hw = load_hardware(set.value().hardware, profiles_dir)) it->second = std::move(hw.value());
     if (!it->second) continue;
     for (const ValidationRun& run : set.value().runs) {
       auto r = predict_run(set.value(), run, *it->second);
       if (!r) continue;
       const ModelSpec* m = set.value().find_model(run.model);
-      runs.push_back(r.value());
-      regimes.push_back(regime_of(run_config(run), m != nullptr && m->moe.enabled()));
-      if (hardware) hardware->push_back(set.value().hardware);
-      if (routing) routing->push_back(run.moe_routing);
+      out.runs.push_back(r.value());
+      out.regimes.push_back(regime_of(run_config(run), m != nullptr && m->moe.enabled()));
+      out.hardware.push_back(set.value().hardware);
+      out.routing.push_back(run.moe_routing);
     }
   }
+  return out;
+}
+
+// The same runs, from the cache when this binary already predicted these files (cli/validation_cache.h).
+NoteRuns note_runs(const std::string& profiles_dir) {
+  const std::string validation_dir = default_validation_dir();
+  const std::string profiles = profiles_dir.empty() ? default_profiles_dir() : profiles_dir;
+  return cached_note_runs(validation_dir, profiles, [&] { return predict_all(validation_dir, profiles); });
 }
 }  // namespace
 
@@ -104,10 +111,11 @@ RegimeAccuracy routing_accuracy(const std::vector<RunPrediction>& runs, const st
 
 std::string validation_regime_note(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir,
                                    const std::string& hardware_name, bool balanced_routing) {
-  std::vector<RunPrediction> runs;
-  std::vector<Regime> regimes;
-  std::vector<std::string> hardware, routing;
-  predict_all(profiles_dir, runs, regimes, &hardware, &routing);
+  const NoteRuns n = note_runs(profiles_dir);
+  const std::vector<RunPrediction>& runs = n.runs;
+  const std::vector<Regime>& regimes = n.regimes;
+  const std::vector<std::string>& hardware = n.hardware;
+  const std::vector<std::string>& routing = n.routing;
   const NoteBasis b = note_basis(cfg, moe_model, runs, regimes);
   std::string note = regime_note(b.description, b.accuracy);
   if (!hardware_name.empty()) {
@@ -122,9 +130,9 @@ std::string validation_regime_note(const ParallelConfig& cfg, bool moe_model, co
 }
 
 ValidationAccuracy validation_accuracy(const ParallelConfig& cfg, bool moe_model, const std::string& profiles_dir) {
-  std::vector<RunPrediction> runs;
-  std::vector<Regime> regimes;
-  predict_all(profiles_dir, runs, regimes);
+  const NoteRuns n = note_runs(profiles_dir);
+  const std::vector<RunPrediction>& runs = n.runs;
+  const std::vector<Regime>& regimes = n.regimes;
   ValidationAccuracy a;
   const ErrorStats held = error_stats(runs, [](const RunPrediction& r) { return r.held_out() && r.skipped.empty(); });
   a.held_out_runs = held.runs;

@@ -11,7 +11,7 @@ namespace meshplan::cli {
 /// and returns costmodel/regime.h's note for the regime of `cfg` on a MoE (`moe_model`) or dense
 /// model (for a MoE layout whose regime holds fewer than kWeakRegimeMinRuns runs: all MoE runs), or ""
 /// when the model is not weak there (or the validation data cannot be read). Computed at run time
-/// from the shipped data. With `hardware_name` (the job's profile, HardwareProfile::name), a second line
+/// from the shipped data, or read from the cache of an earlier run on the same data (cli/validation_cache.h). With `hardware_name` (the job's profile, HardwareProfile::name), a second line
 /// when the held-out runs costed on that profile are weak as a whole (the same rule: at least
 /// kWeakRegimeMinRuns runs, mean |error| above kWeakRegimeMeanError): a profile's bias shows across
 /// layouts (costmodel/README.md, thirty-first session: Blackwell rows 11-15 % too fast).

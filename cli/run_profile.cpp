@@ -4,13 +4,10 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
+#include "cli/cache_files.h"
 #include "cli/calibrate_report.h"
 #include "core/io.h"
 #include "executor/backend.h"
@@ -19,8 +16,6 @@
 #include "meshplan_version.h"
 
 namespace meshplan::cli {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -35,24 +30,6 @@ std::string today_utc() {
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%d", std::gmtime(&now));
   return buf;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Temp file + rename: parallel first runs never leave a half-written profile behind.
-void write_atomically(const std::string& path, const std::string& text) {
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  std::ofstream(tmp, std::ios::binary) << text;
-  fs::rename(tmp, path, ec);
-  if (ec) fs::remove(tmp, ec);
 }
 
 // Rank 0's text reaches every rank: 8-byte length, then the bytes.
@@ -96,11 +73,7 @@ std::string measure(exec::Communicator& world, const std::string& name) {
 
 }  // namespace
 
-std::string profile_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/meshplan";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/meshplan";
-  return "/tmp/meshplan-cache";
-}
+std::string profile_cache_dir() { return cache_dir(); }
 
 Result<PredictionProfile> cpu_prediction_profile(const HardwareProfile& plan_hw, exec::Communicator& world,
                                                  bool announce) {
@@ -108,14 +81,14 @@ Result<PredictionProfile> cpu_prediction_profile(const HardwareProfile& plan_hw,
   const std::string name = "cpu-" + host() + "-" + std::to_string(world.size()) + "ranks";
   const std::string path = profile_cache_dir() + "/" + name + ".yaml";
   const bool root = world.rank() == 0;
-  std::string text = broadcast_text(world, root ? read_file(path) : "");
+  std::string text = broadcast_text(world, root ? read_cache_file(path) : "");
   std::string source = "cache";
   if (text.empty() || !parse_hardware(text, path)) {
     if (root && announce)
       std::cerr << "meshplan: measuring this host once for the run's prediction (" << plan_hw.name
                 << " is a GPU datasheet); cached at " << path << "\n";
     const std::string measured = measure(world, name);
-    if (root) write_atomically(path, measured);
+    if (root) write_cache_file(path, measured);
     text = broadcast_text(world, measured);
     source = "measured";
   }

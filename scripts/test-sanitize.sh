@@ -46,9 +46,9 @@ mpi='^(executor:|multinode:|corpus: (run|calibrate)$|cli:(calibrate|run|meshplan
 # The docs: tests run every README / examples command as written; the first pass (scripts/test.sh) runs
 # them, and under ASan they would repeat the code paths the cli: tests cover here (.ci/run must stay
 # under 45 minutes on 2 cores on a fresh clone).
-# Likewise the planner's published-runs acceptance test (4 parts, 150 s of one core each under ASan): a full
-# search per published problem; the 112 other planner test cases run the same search code under the sanitizers
-# on smaller problems, and the first pass runs all four parts.
+# Likewise the planner's published-runs acceptance test (4 parts): a full search per published problem (950);
+# the other planner test cases run the same search code under the sanitizers on smaller problems, and the
+# first pass runs all four parts.
 published='^planner:the planner.s best is at least as fast as every published run: part [1234] of 4'
 ASAN_OPTIONS="$asan" ctest --output-on-failure -j"$(nproc)" --timeout 1200 -E "^docs: |$mpi|$published"
 echo "meshplan: sanitizer suite, tests without MPI, passed at $(( $(date +%s) - start )) s"
