@@ -73,13 +73,11 @@ std::string measure(exec::Communicator& world, const std::string& name) {
 
 }  // namespace
 
-std::string profile_cache_dir() { return cache_dir(); }
-
 Result<PredictionProfile> cpu_prediction_profile(const HardwareProfile& plan_hw, exec::Communicator& world,
                                                  bool announce) {
   if (plan_hw.provenance.kind != "datasheet") return PredictionProfile{plan_hw, "plan", ""};
   const std::string name = "cpu-" + host() + "-" + std::to_string(world.size()) + "ranks";
-  const std::string path = profile_cache_dir() + "/" + name + ".yaml";
+  const std::string path = cache_dir() + "/" + name + ".yaml";
   const bool root = world.rank() == 0;
   std::string text = broadcast_text(world, root ? read_cache_file(path) : "");
   std::string source = "cache";

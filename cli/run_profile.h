@@ -16,14 +16,11 @@ struct PredictionProfile {
   std::string path;    // cache file for "cache"/"measured"; empty for "plan"
 };
 
-/// Cache directory: $XDG_CACHE_HOME/meshplan, else $HOME/.cache/meshplan, else /tmp/meshplan-cache.
-std::string profile_cache_dir();
-
 /// Collective over `world` (every rank gets the same answer):
 /// - `plan_hw` is measured (provenance kind other than "datasheet"): it is used as is;
 /// - else the cached <cache>/cpu-<host>-<ranks>ranks.yaml when it parses;
 /// - else a quick calibration (executor/calibrate, as `calibrate --quick`) on these ranks (one rank:
-///   two threads of this process), written to that cache file for the next run.
+///   two threads of this process), written to that cache file for the next run (cli/cache_files.h cache_dir).
 Result<PredictionProfile> cpu_prediction_profile(const HardwareProfile& plan_hw, exec::Communicator& world,
                                                  bool announce);
 
