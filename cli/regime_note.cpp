@@ -34,11 +34,7 @@ namespace {
 // (the note is advice, `meshplan validate` reports their errors).
 NoteRuns predict_all(const std::string& validation_dir, const std::string& profiles_dir) {
   NoteRuns out;
-  std::error_code ec;
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(validation_dir, ec))
-    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
+  const std::vector<std::string> files = list_yaml_files(validation_dir);
   // Each profile once: most files share a handful of them, and reading YAML is most of this note's time.
   std::map<std::string, std::optional<HardwareProfile>> profiles;
   for (const std::string& f : files) {

@@ -10,6 +10,7 @@
 
 #include "cli/binary_identity.h"
 #include "cli/cache_files.h"
+#include "core/io.h"
 
 namespace meshplan::cli {
 
@@ -40,14 +41,11 @@ struct Fnv128 {
   }
 };
 
+// A profile's `base:` is looked up in the same directory (hardware-profiles/README.md "Derived profiles"),
+// so hashing the directory covers it; a base given as a path outside the directory is not hashed.
 void add_yaml_files(Fnv128& h, const std::string& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
   h.add(dir);
-  for (const std::string& f : files) {
+  for (const std::string& f : list_yaml_files(dir)) {
     h.add(fs::path(f).filename().string());
     h.add(read_cache_file(f));
   }

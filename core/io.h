@@ -13,6 +13,11 @@ namespace meshplan {
 /// Reads a whole file; a missing/unreadable file is an Error naming it.
 Result<std::string> read_text_file(const std::string& path);
 
+/// Paths of the regular `*.yaml` files directly in `dir`, sorted (a directory listing's order is the
+/// file system's: sorting keeps every walk over validation/ and hardware-profiles/ byte-reproducible).
+/// Empty when `dir` cannot be listed.
+std::vector<std::string> list_yaml_files(const std::string& dir);
+
 /// The checks every structured input passes before a parser sees it: UTF-8 text and a nesting
 /// depth of at most limits::kMaxNestingDepth. Returns the Error naming the line, or nullopt.
 std::optional<Error> check_text_input(const std::string& text, const std::string& file);
@@ -30,9 +35,11 @@ std::vector<std::string> unclassified_model_keys(const std::string& text);
 /// Hugging Face keys (+ name, source, mlp) as a JSON object text; parse_model reads it back.
 std::string model_to_json(const ModelSpec& m);
 
-/// Parses a hardware profile (YAML schema in hardware-profiles/README.md).
+/// Parses a hardware profile (YAML schema in hardware-profiles/README.md). A `base:` key is refused here:
+/// only load_hardware has a file and a profiles directory to find the base in.
 Result<HardwareProfile> parse_hardware(const std::string& text, const std::string& file);
-/// `name_or_path`: an existing file path, or a profile stem looked up in `profiles_dir`.
+/// `name_or_path`: an existing file path, or a profile stem looked up in `profiles_dir`. A profile with
+/// `base: OTHER` is OTHER's keys overlaid with its own (hardware-profiles/README.md "Derived profiles").
 Result<HardwareProfile> load_hardware(const std::string& name_or_path, const std::string& profiles_dir);
 
 /// Profile as YAML in the same schema parse_hardware reads (round-trips). Deterministic key order.

@@ -10,6 +10,7 @@
 #include "core/io_attention_speed.h"
 #include "core/io_fp8_attention.h"
 #include "core/io_fp8_speedup.h"
+#include "core/io_hardware_base.h"
 #include "core/io_number.h"
 
 namespace meshplan {
@@ -231,10 +232,7 @@ void check_fractions(Reader& r, const HardwareProfile& hw) {
 
 }  // namespace
 
-static Result<HardwareProfile> parse_hardware_unguarded(const std::string& text, const std::string& file) {
-  auto doc = io_detail::parse_yaml(text, file);
-  if (!doc) return doc.error();
-  const YAML::Node& root = doc.value();
+static Result<HardwareProfile> parse_hardware_root(const YAML::Node& root, const std::string& file) {
   if (!root.IsMap())
     return make_error(file, "", io_detail::node_text(root), "a hardware profile must be a mapping",
                       "see hardware-profiles/README.md");
@@ -257,17 +255,25 @@ static Result<HardwareProfile> parse_hardware_unguarded(const std::string& text,
   return hw;
 }
 
+static Result<HardwareProfile> parse_hardware_unguarded(const std::string& text, const std::string& file) {
+  auto doc = io_detail::parse_yaml(text, file);
+  if (!doc) return doc.error();
+  // A profile's text alone (a plan file's copy, calibrate's output) carries every value: a base is looked up
+  // only where there is a file and a profiles directory to look in (load_hardware).
+  if (Reader::has(doc.value(), "base"))
+    return make_error(file, "base", io_detail::node_text(doc.value()["base"]),
+                      "is resolved only when a profile file is loaded (--hardware NAME or PATH)",
+                      "write the base's keys out, or load the file with --hardware");
+  return parse_hardware_root(doc.value(), file);
+}
+
 Result<HardwareProfile> parse_hardware(const std::string& text, const std::string& file) {
   return io_detail::guarded<HardwareProfile>(file, [&] { return parse_hardware_unguarded(text, file); });
 }
 
 std::vector<std::string> list_profiles(const std::string& profiles_dir) {
   std::vector<std::string> stems;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(profiles_dir, ec))
-    if (entry.is_regular_file(ec) && entry.path().extension() == ".yaml")
-      stems.push_back(entry.path().stem().string());
-  std::sort(stems.begin(), stems.end());
+  for (const std::string& f : list_yaml_files(profiles_dir)) stems.push_back(fs::path(f).stem().string());
   return stems;
 }
 
@@ -296,7 +302,11 @@ Result<HardwareProfile> load_hardware(const std::string& name_or_path, const std
   }
   auto text = read_text_file(path);
   if (!text) return text.error();
-  return parse_hardware(text.value(), path);
+  return io_detail::guarded<HardwareProfile>(path, [&]() -> Result<HardwareProfile> {
+    auto root = io_detail::resolve_hardware_base(text.value(), path, profiles_dir);
+    if (!root) return root.error();
+    return parse_hardware_root(root.value(), path);
+  });
 }
 
 namespace {

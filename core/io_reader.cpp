@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -16,6 +17,15 @@
 #include "core/utf8.h"
 
 namespace meshplan {
+
+std::vector<std::string> list_yaml_files(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec) && e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
 Result<std::string> read_text_file(const std::string& path) {
   // Only regular files: a FIFO, a device (/dev/zero) or a directory would block or never end.

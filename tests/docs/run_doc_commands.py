@@ -4,7 +4,8 @@
 Usage: run_doc_commands.py --source REPO --bin BUILT_MESHPLAN DOC.md
 
 Which blocks: fenced blocks tagged bash, sh or untagged hold commands (```text blocks are skipped).
-A block's lines are joined at trailing backslashes; '#' lines are comments. Lines starting with
+A block's lines are joined at trailing backslashes, a here-document's lines (`cat > f <<'EOF'` .. `EOF`)
+kept with their command; '#' lines are comments. Lines starting with
 '$ ' are commands that must fail: exit 2 and the next line of the block exactly on stderr.
 All commands of one file run in order in one fresh temp directory (later blocks read what earlier
 ones wrote, e.g. plan.json) that links examples/, hardware-profiles/ and build/ of the checkout,
@@ -57,12 +58,22 @@ def needs_elsewhere(block):
 
 def commands(block):
     """Yields (kind, command, expected stderr line): kind 'run' or 'fail'."""
-    joined, cur = [], ""
+    joined, cur, heredoc = [], "", None
     for line in block:
+        if heredoc is not None:  # a here-document's body is part of its command, line breaks kept
+            cur += "\n" + line
+            if line.strip() == heredoc:
+                joined.append(cur)
+                cur, heredoc = "", None
+            continue
         if cur:
             cur += " " + line.strip()
         else:
             cur = line
+        m = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", cur)
+        if m:
+            heredoc = m.group(1)
+            continue
         if cur.endswith("\\"):
             cur = cur[:-1].rstrip()
             continue
