@@ -277,19 +277,10 @@ std::vector<std::string> list_profiles(const std::string& profiles_dir) {
   return stems;
 }
 
-static bool looks_like_path(const std::string& s) {
-  auto ends_with = [&](const char* ext) {
-    const std::string e(ext);
-    return s.size() > e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
-  };
-  return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml") ||
-         ends_with(".json");
-}
-
 Result<HardwareProfile> load_hardware(const std::string& name_or_path, const std::string& profiles_dir) {
   std::error_code ec;
   std::string path = name_or_path;
-  if (!fs::is_regular_file(path, ec) && !looks_like_path(name_or_path)) {
+  if (!fs::is_regular_file(path, ec) && !io_detail::names_a_profile_path(name_or_path)) {
     path = (fs::path(profiles_dir) / (name_or_path + ".yaml")).string();
     if (!fs::is_regular_file(path, ec)) {
       std::string names;

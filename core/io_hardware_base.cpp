@@ -16,14 +16,14 @@ bool hardware_key_not_inherited(const std::string& key) {
   return key == "base" || key == "name" || key == "source" || key == "provenance";
 }
 
-namespace {
-
-bool names_a_path(const std::string& s) {
+bool names_a_profile_path(const std::string& s) {
   auto ends_with = [&](const std::string& e) {
     return s.size() > e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
   };
   return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml") || ends_with(".json");
 }
+
+namespace {
 
 // The file a `base:` value names, or "" when there is none: a path is taken relative to the derived
 // file's directory; a stem is looked up there first (a user's own family of profiles), then among the
@@ -31,7 +31,7 @@ bool names_a_path(const std::string& s) {
 std::string base_path(const std::string& value, const std::string& file, const std::string& profiles_dir) {
   std::error_code ec;
   const fs::path dir = fs::path(file).parent_path();
-  if (names_a_path(value)) {
+  if (names_a_profile_path(value)) {
     const fs::path p = fs::path(value).is_absolute() ? fs::path(value) : dir / value;
     return fs::is_regular_file(p, ec) ? p.string() : std::string();
   }

@@ -12,6 +12,10 @@ namespace meshplan::io_detail {
 /// Keys a derived profile never takes from its base: each file names and cites itself.
 bool hardware_key_not_inherited(const std::string& key);
 
+/// True when a profile reference (--hardware, base:) is a path rather than a profile name: it has a '/'
+/// or ends in .yaml, .yml or .json.
+bool names_a_profile_path(const std::string& s);
+
 /// The profile text of `file` with its `base:` applied: the base profile's mapping (its own base applied
 /// first, at most kMaxHardwareBaseDepth files deep), overlaid key by key with this file's (mappings merge
 /// recursively; scalars and lists replace), less `base` and the base's name, source and provenance. A
