@@ -46,11 +46,12 @@ void read_falcon(Reader& r, const YAML::Node& root, ModelSpec& m) {
 }
 
 // Qwen2 / Qwen2-MoE put biases on Q, K, V (not O) without a config key (Qwen2Attention);
-// Qwen3 / Qwen3-MoE have none but RMS-normalise each Q and K head (q_norm, k_norm of head_dim).
+// Qwen3 / Qwen3-MoE and Gemma 3 have none but RMS-normalise each Q and K head (q_norm, k_norm of head_dim).
 // attention_bias (Llama, Mistral, Qwen3, Gemma, DeepSeek) puts biases on Q, K, V and O.
 void read_attention_extras(Reader& r, const YAML::Node& root, ModelSpec& m) {
   const bool qwen2 = m.model_type == "qwen2" || m.model_type == "qwen2_moe";
   const bool qwen3 = m.model_type == "qwen3" || m.model_type == "qwen3_moe";
+  const bool gemma3 = m.model_type == "gemma3_text";
   if (Reader::has(root, "head_dim"))
     m.head_dim_override = r.integer(root, "head_dim", "head_dim", int64_t{0}, "per-head width, e.g. 256");
   const bool attention_bias = r.boolean(root, "attention_bias", "attention_bias", false,
@@ -64,10 +65,14 @@ void read_attention_extras(Reader& r, const YAML::Node& root, ModelSpec& m) {
   // Glm4MoeAttention) a q_norm / k_norm RMSNorm of head_dim with weights, as Qwen3's.
   const bool use_qk_norm = m.model_type != "llama4_text" &&
                            r.boolean(root, "use_qk_norm", "use_qk_norm", false, "RMSNorm of head_dim on Q and K");
-  m.qk_norm = r.boolean(root, "qk_norm", "qk_norm", qwen3 || use_qk_norm, "RMSNorm of head_dim on each Q and K head");
+  m.qk_norm = r.boolean(root, "qk_norm", "qk_norm", qwen3 || gemma3 || use_qk_norm,
+                        "RMSNorm of head_dim on each Q and K head");
   if (Reader::has(root, "norm_bias")) m.norm_bias = r.boolean(root, "norm_bias", "norm_bias", false, "LayerNorm bias");
+  // Gemma 2 / 3 (Gemma2DecoderLayer, Gemma3DecoderLayer): input, post-attention, pre-feedforward and
+  // post-feedforward RMSNorms, each of hidden_size.
+  if (m.model_type == "gemma2" || gemma3) m.norms_per_layer = 4;
   if (Reader::has(root, "norms_per_layer"))
-    m.norms_per_layer = r.integer(root, "norms_per_layer", "norms_per_layer", int64_t{2}, "1 or 2");
+    m.norms_per_layer = r.integer(root, "norms_per_layer", "norms_per_layer", int64_t{2}, "1, 2 or 4");
   if (Reader::has(root, "parallel_attn") && !falcon_family(m.model_type))
     m.parallel_attn = r.boolean(root, "parallel_attn", "parallel_attn", false, "true for a parallel block");
   if (r.boolean(root, "mlp_bias", "mlp_bias", false, "biases on the MLP projections"))

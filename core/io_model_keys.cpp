@@ -37,6 +37,7 @@ const char* const kRead[] = {
     "num_nextn_predict_layers", "mtp_layers",
     // sliding-window attention (io_model_window.cpp)
     "sliding_window", "use_sliding_window", "max_window_layers", "layer_types", "sliding_window_layers",
+    "sliding_window_pattern", "_sliding_window_pattern",
     // Llama 4's text decoder and chunked attention (io_model_llama4.cpp)
     "intermediate_size_mlp", "interleave_moe_layer_step", "moe_layers", "no_rope_layers", "no_rope_layer_interval",
     "attention_chunk_size", "chunked_attention_layers", "use_qk_norm",
@@ -63,6 +64,9 @@ const char* const kHarmless[] = {
     // Llama 4 (Llama4TextAttention): the NoPE layers' query scaling, and bookkeeping
     "attn_temperature_tuning", "floor_scale", "attn_scale", "for_llm_compressor",
     "cache_implementation",
+    // Gemma 2 / 3: the local layers' RoPE base, the window's second spelling (read as sliding_window),
+    // EmbeddingGemma's bidirectional mask
+    "rope_local_base_freq", "sliding_window_size", "use_bidirectional_attention",
 };
 
 // Keys that change the parameter count in ways meshplan does not model. Each entry: key, and why.
@@ -90,7 +94,7 @@ const Unmodelled kUnmodelled[] = {
 // Model types whose layers differ from every family read here (extra norms, hybrid layers, nested
 // configs); their configs would be counted wrong, so they are refused by name.
 const char* const kUnmodelledTypes[] = {
-    "gemma2", "gemma3", "gemma3_text", "llama4", "dbrx", "jamba", "olmoe", "olmo2",
+    "llama4", "gemma3", "dbrx", "jamba", "olmoe", "olmo2",
     "mllama", "mamba", "mamba2", "falcon_mamba", "phimoe",
 };
 
@@ -124,6 +128,11 @@ std::optional<Error> unmodelled_key(const YAML::Node& root, const std::string& m
                       "is Llama 4's multimodal wrapper (text_config + vision_config): meshplan plans the language model",
                       "pass its text_config (model_type llama4_text) as the model file, e.g. "
                       "jq .text_config config.json > llama4-text.json; the vision encoder is not counted");
+  if (model_type == "gemma3")  // the multimodal wrapper: its language model is the text_config
+    return make_error(file, "model_type", model_type,
+                      "is Gemma 3's multimodal wrapper (text_config + vision_config): meshplan plans the language model",
+                      "pass its text_config (model_type gemma3_text) as the model file, e.g. "
+                      "jq .text_config config.json > gemma3-text.json; the vision encoder is not counted");
   if (contains(kUnmodelledTypes, model_type))
     return make_error(file, "model_type", model_type,
                       "has layers meshplan does not model (extra norms, hybrid or nested layers), "
@@ -141,12 +150,13 @@ std::optional<Error> unmodelled_key(const YAML::Node& root, const std::string& m
 // tie_word_embeddings defaults of each model class's config in transformers
 // (src/transformers/models/<type>/configuration_<type>.py): PretrainedConfig's default is True;
 // LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig, Qwen3Config,
-// Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config, Llama4TextConfig pass tie_word_embeddings=False; GemmaConfig
-// passes True; FalconConfig and GPT2Config do not override it (True).
+// Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config, Llama4TextConfig pass tie_word_embeddings=False; GemmaConfig,
+// Gemma2Config and Gemma3TextConfig pass True; FalconConfig and GPT2Config do not override it (True).
 bool default_tie_word_embeddings(const std::string& model_type, bool fallback) {
   static const char* const kUntied[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
                                         "qwen3_moe", "deepseek_v2", "deepseek_v3", "llama4_text"};
-  static const char* const kTied[] = {"gemma", "falcon", "RefinedWeb", "RefinedWebModel", "gpt2"};
+  static const char* const kTied[] = {"gemma", "gemma2", "gemma3_text", "falcon", "RefinedWeb", "RefinedWebModel",
+                                      "gpt2"};
   if (contains(kUntied, model_type)) return false;
   if (contains(kTied, model_type)) return true;
   return fallback;

@@ -1,5 +1,5 @@
 // Sliding-window attention keys of model files: the window and how many layers use it (Mistral, GPT-OSS,
-// Qwen2 with use_sliding_window), read into ModelSpec::sliding_window(_layers).
+// Qwen2 with use_sliding_window, Gemma 2 / 3), read into ModelSpec::sliding_window(_layers).
 #include <algorithm>
 #include <string>
 
@@ -14,11 +14,21 @@ namespace {
 // Windowed layers by model class where the config has no `layer_types` list (transformers):
 // GptOssConfig's default layer_types: layer i slides when i % 2 == 0; Qwen2/Qwen3: sliding from
 // max_window_layers on (default 28, only with use_sliding_window); Mistral, Mixtral, Phi-3, Starcoder2
-// and the rest: every layer. (Gemma 2/3 alternate too, but their extra norms keep them out of
-// parse_model for now.)
+// and the rest: every layer. Gemma 2 (Gemma2DecoderLayer: is_sliding = not layer_idx % 2) alternates from a
+// windowed layer 0; Gemma 3 (Gemma3TextConfig) makes every sliding_window_pattern-th layer global (layer i
+// slides when (i + 1) % pattern != 0; default 6; transformers >= 4.53 spells it _sliding_window_pattern).
 int64_t windowed_layers_by_type(Reader& r, const YAML::Node& root, const ModelSpec& m) {
   const int64_t L = m.num_layers;
-  if (m.model_type == "gpt_oss") return (L + 1) / 2;
+  if (m.model_type == "gpt_oss" || m.model_type == "gemma2") return (L + 1) / 2;
+  if (m.model_type == "gemma3_text") {
+    const char* key = Reader::has(root, "sliding_window_pattern") ? "sliding_window_pattern" : "_sliding_window_pattern";
+    const int64_t pattern = r.integer(root, key, key, int64_t{6}, "every N-th layer attends globally, e.g. 6");
+    if (pattern < 1) {
+      r.fail(key, std::to_string(pattern), "must be at least 1", "every N-th layer attends globally, e.g. 6");
+      return 0;
+    }
+    return L - L / pattern;
+  }
   if (m.model_type.rfind("qwen2", 0) == 0 || m.model_type.rfind("qwen3", 0) == 0) {
     const int64_t full = r.integer(root, "max_window_layers", "max_window_layers", int64_t{28},
                                    "layers below it attend fully");

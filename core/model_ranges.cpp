@@ -57,8 +57,8 @@ void check_mla(const ModelSpec& m, const std::string& file, ErrorList& e) {
 void validate_model_architecture(const ModelSpec& m, const std::string& file, ErrorList& e) {
   limits::check_int(e, file, "head_dim", m.head_dim_override, 0, limits::kMaxHeadDim,
                     "per-head width; omit it (0) for hidden_size / num_attention_heads");
-  limits::check_int(e, file, "norms_per_layer", m.norms_per_layer, 1, 2,
-                    "1 for Falcon's parallel block with one LayerNorm, else 2");
+  limits::check_int(e, file, "norms_per_layer", m.norms_per_layer, 1, 4,
+                    "1 for Falcon's parallel block with one LayerNorm, 4 for Gemma 2/3's pre- and post-norms, else 2");
   check_moe(m, file, e);
   check_mla(m, file, e);
   limits::check_int(e, file, "num_nextn_predict_layers", m.checkpoint_mtp_layers, 0, limits::kMaxMtpLayers,

@@ -37,7 +37,8 @@ struct ModelSpec {
                                     // on it; exports write it (Megatron --rotary-base, NeMo rotary_base)
   // Added for issue 11's model files (Falcon, Qwen3, Llama attention_bias):
   int64_t norms_per_layer = 2;      // norms in one layer: 2 (pre-attention, pre-MLP); 1 for Falcon-7B's
-                                    // parallel block (input_layernorm only)
+                                    // parallel block (input_layernorm only); 4 for Gemma 2 / 3 (post-
+                                    // attention and post-feedforward norms besides the two pre-norms)
   bool norm_bias = false;           // LayerNorm with a bias (Falcon) although linear layers have none
   bool o_bias = false;              // bias on the attention output projection (Llama attention_bias)
   bool qk_norm = false;             // RMSNorm of head_dim on each Q and K head (Qwen3): 2 * head_dim

@@ -27,7 +27,10 @@ ActivationParts parts(const ModelSpec& m, double b, double s, double e, Attentio
   const double f = static_cast<double>(m.intermediate_size);
   const double masks = m.dropout ? 2.0 : 0.0;  // the two hidden dropout masks (attention, MLP)
   ActivationParts p;
-  p.replicated = (4.0 * e + masks) * s * b * h;
+  // Korthikanti's 4 e: the QKV and MLP GEMM inputs and the two pre-norms' inputs. Each norm beyond two
+  // (Gemma 2 / 3's post-attention and post-feedforward norms) keeps its input for backward: e more.
+  const double extra_norms = static_cast<double>(std::max<int64_t>(0, m.norms_per_layer - 2));
+  p.replicated = (4.0 * e + extra_norms * e + masks) * s * b * h;
   const double mlp = s * b * f * (m.mlp == MlpKind::Gated ? 3.0 * e : 2.0 * e);
   p.split = s * b * (2.0 * e * q + 2.0 * e * kv) + mlp;
   if (m.mla.enabled()) {  // Q, K, V and output of latent attention, per TP rank (costmodel/mla_stash.h)

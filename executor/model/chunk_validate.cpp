@@ -24,6 +24,13 @@ ErrorList validate_chunk(const ChunkSpec& s, const TpContext& tp, const std::str
                               "the executor trains Llama-style models only",
                               "use a gated MLP, no biases, rotary positions, untied LM head"));
   }
+  // Its layer has the two pre-norms and no Q/K norms: a Gemma 2/3 or Qwen3 layer would train as another model.
+  if (m.norms_per_layer != 2 || m.qk_norm) {
+    errs.push_back(make_error(where, m.qk_norm ? "qk_norm" : "norms_per_layer",
+                              m.qk_norm ? "true" : std::to_string(m.norms_per_layer),
+                              "the executor's Llama layer has two pre-norms and no Q/K norms",
+                              "run a Llama-style model (norms_per_layer 2, no qk_norm)"));
+  }
   if (m.hidden_size <= 0 || m.num_heads <= 0 || m.num_kv_heads <= 0 || m.vocab_size <= 0 ||
       m.intermediate_size <= 0 || m.hidden_size % m.num_heads != 0 ||
       m.num_heads % m.num_kv_heads != 0 || m.head_dim() % 2 != 0) {

@@ -127,7 +127,8 @@ TEST_CASE("model files: keys that change the count and are not modelled are erro
   CHECK(model_error(kBase + "text_config: {hidden_size: 64}\n").field == "text_config");
   CHECK(model_error(kBase + "mlp_bias: true\n").field == "mlp_bias");
   CHECK(model_error(kBase + "interleave_moe_layer_step: 2\n").field == "interleave_moe_layer_step");
-  CHECK(model_error(kBase + "model_type: gemma2\n").field == "model_type");
+  CHECK(model_error(kBase + "model_type: olmo2\n").field == "model_type");
+  CHECK(model_error(kBase + "model_type: gemma3\n").field == "model_type");
   CHECK(model_error(kBase + "model_type: llama4\n").field == "model_type");
   CHECK(model_error(kBase + "num_experts: 8\nnum_experts_per_tok: 2\nmlp_only_layers: [1]\n").field ==
         "mlp_only_layers");
