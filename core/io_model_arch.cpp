@@ -72,7 +72,7 @@ void read_attention_extras(Reader& r, const YAML::Node& root, ModelSpec& m) {
   // post-feedforward RMSNorms, each of hidden_size.
   if (m.model_type == "gemma2" || gemma3) m.norms_per_layer = 4;
   if (Reader::has(root, "norms_per_layer"))
-    m.norms_per_layer = r.integer(root, "norms_per_layer", "norms_per_layer", int64_t{2}, "1, 2 or 4");
+    m.norms_per_layer = r.integer(root, "norms_per_layer", "norms_per_layer", int64_t{2}, "1 to 4 (2 pre-norms; 4 with Gemma 2/3's post-norms)");
   if (Reader::has(root, "parallel_attn") && !falcon_family(m.model_type))
     m.parallel_attn = r.boolean(root, "parallel_attn", "parallel_attn", false, "true for a parallel block");
   if (r.boolean(root, "mlp_bias", "mlp_bias", false, "biases on the MLP projections"))

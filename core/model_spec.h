@@ -88,6 +88,9 @@ struct ModelSpec {
   int64_t num_moe_layers() const;
   /// Layer norms (+ their biases) of one layer.
   double layer_norm_parameters() const;
+  /// Norms of one layer beyond the two pre-norms (Gemma 2 / 3's post-attention and post-feedforward
+  /// norms: 2); each keeps its input for backward and adds an element-wise pass. 0 otherwise.
+  int64_t extra_norms_per_layer() const { return norms_per_layer > 2 ? norms_per_layer - 2 : 0; }
   /// Parameters a token uses in one forward pass: routed experts counted k times, not E times.
   double active_parameters() const;
   /// Token embedding (+ learned positions) parameters.

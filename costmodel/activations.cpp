@@ -29,7 +29,7 @@ ActivationParts parts(const ModelSpec& m, double b, double s, double e, Attentio
   ActivationParts p;
   // Korthikanti's 4 e: the QKV and MLP GEMM inputs and the two pre-norms' inputs. Each norm beyond two
   // (Gemma 2 / 3's post-attention and post-feedforward norms) keeps its input for backward: e more.
-  const double extra_norms = static_cast<double>(std::max<int64_t>(0, m.norms_per_layer - 2));
+  const double extra_norms = static_cast<double>(m.extra_norms_per_layer());
   p.replicated = (4.0 * e + extra_norms * e + masks) * s * b * h;
   const double mlp = s * b * f * (m.mlp == MlpKind::Gated ? 3.0 * e : 2.0 * e);
   p.split = s * b * (2.0 * e * q + 2.0 * e * kv) + mlp;

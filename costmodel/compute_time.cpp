@@ -81,7 +81,7 @@ ElementwiseBytes elementwise_bytes(const ModelSpec& m, double b, double s, int t
   ElementwiseBytes e;
   const double activation_fn = (m.mlp == MlpKind::Gated ? 6.0 : 4.0) * T * f / t;
   // Each norm beyond two (Gemma 2 / 3's post-norms) reads and writes T h more, 2 bytes each.
-  const double extra_norms = static_cast<double>(std::max<int64_t>(0, m.norms_per_layer - 2));
+  const double extra_norms = static_cast<double>(m.extra_norms_per_layer());
   e.outside_core = (22.0 + 4.0 * extra_norms) * T * h / (sp ? t : 1.0) + activation_fn;
   return e;
 }

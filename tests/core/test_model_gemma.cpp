@@ -42,6 +42,7 @@ TEST_CASE("Gemma 2: four norms per layer, GeGLU, tied embedding, every other lay
   // norm 3,584: 9,241,705,984, the safetensors total of google/gemma-2-9b.
   const ModelSpec m9 = parse_ok(gemma2(3584, 42, 16, 8, 256, 14336), "gemma-2-9b.json");
   CHECK(m9.norms_per_layer == 4);
+  CHECK(m9.extra_norms_per_layer() == 2);  // the post-norms the cost model charges
   CHECK(m9.mlp == MlpKind::Gated);
   CHECK(m9.tie_word_embeddings);
   CHECK_FALSE(m9.qk_norm);
@@ -97,6 +98,8 @@ TEST_CASE("norms_per_layer lies in 1..4") {
   const std::string base =
       "{hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, vocab_size: 256, norms_per_layer: ";
   CHECK(parse_model(base + "4}", "four.yaml").ok());
+  CHECK(parse_ok(base + "1}", "one.yaml").extra_norms_per_layer() == 0);
+  CHECK(parse_ok(base + "3}", "three.yaml").extra_norms_per_layer() == 1);
   CHECK_FALSE(parse_model(base + "5}", "five.yaml").ok());
   CHECK_FALSE(parse_model(base + "0}", "zero.yaml").ok());
 }
