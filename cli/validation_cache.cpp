@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/binary_identity.h"
 #include "cli/cache_files.h"
 #include "core/io.h"
+#include "core/io_hardware_files.h"
 
 namespace meshplan::cli {
 
@@ -41,13 +43,23 @@ struct Fnv128 {
   }
 };
 
-// A profile's `base:` is looked up in the same directory (hardware-profiles/README.md "Derived profiles"),
-// so hashing the directory covers it; a base given as a path outside the directory is not hashed.
 void add_yaml_files(Fnv128& h, const std::string& dir) {
   h.add(dir);
   for (const std::string& f : list_yaml_files(dir)) {
     h.add(fs::path(f).filename().string());
     h.add(read_cache_file(f));
+  }
+}
+
+// A profile's bases (hardware-profiles/README.md "Derived profiles") may lie outside its directory (a path
+// such as base: ../shared/h100.yaml): each profile's chain beyond itself is hashed too.
+void add_profile_bases(Fnv128& h, const std::string& profiles_dir) {
+  for (const std::string& f : list_yaml_files(profiles_dir)) {
+    const std::vector<std::string> chain = hardware_profile_files(f, profiles_dir);
+    for (size_t i = 1; i < chain.size(); ++i) {
+      h.add(chain[i]);
+      h.add(read_cache_file(chain[i]));
+    }
   }
 }
 
@@ -112,6 +124,7 @@ std::string note_runs_key(const std::string& validation_dir, const std::string& 
   h.add(binary);
   add_yaml_files(h, validation_dir);
   add_yaml_files(h, profiles_dir);
+  add_profile_bases(h, profiles_dir);
   return binary + "/" + h.hex();
 }
 

@@ -1,6 +1,7 @@
 // A hardware profile's `base:` chain resolved into one YAML mapping (hardware-profiles/README.md "Derived
 // profiles").
 #include "core/io_hardware_base.h"
+#include "core/io_hardware_files.h"
 
 #include <filesystem>
 #include <vector>
@@ -23,8 +24,6 @@ bool names_a_profile_path(const std::string& s) {
   return s.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml") || ends_with(".json");
 }
 
-namespace {
-
 // The file a `base:` value names, or "" when there is none: a path is taken relative to the derived
 // file's directory; a stem is looked up there first (a user's own family of profiles), then among the
 // shipped ones.
@@ -41,6 +40,8 @@ std::string base_path(const std::string& value, const std::string& file, const s
   }
   return std::string();
 }
+
+namespace {
 
 // `over` laid onto a copy of `under`: mappings key by key, anything else replaced whole.
 YAML::Node overlay(const YAML::Node& under, const YAML::Node& over) {
@@ -104,3 +105,31 @@ Result<YAML::Node> resolve_hardware_base(const std::string& text, const std::str
 }
 
 }  // namespace meshplan::io_detail
+
+namespace meshplan {
+
+std::vector<std::string> hardware_profile_files(const std::string& file, const std::string& profiles_dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  std::vector<std::string> seen;
+  std::error_code ec;
+  std::string path = file;
+  while (static_cast<int>(files.size()) <= io_detail::kMaxHardwareBaseDepth) {
+    const std::string canonical = fs::weakly_canonical(path, ec).string();
+    for (const std::string& s : seen)
+      if (s == canonical) return files;
+    seen.push_back(canonical);
+    files.push_back(path);
+    auto text = read_text_file(path);
+    if (!text) return files;
+    auto doc = io_detail::parse_yaml(text.value(), path);
+    if (!doc || !doc.value().IsMap() || !io_detail::Reader::has(doc.value(), "base")) return files;
+    const YAML::Node b = doc.value()["base"];
+    if (!b.IsScalar()) return files;
+    path = io_detail::base_path(b.Scalar(), path, profiles_dir);
+    if (path.empty()) return files;
+  }
+  return files;
+}
+
+}  // namespace meshplan

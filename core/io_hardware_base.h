@@ -16,6 +16,10 @@ bool hardware_key_not_inherited(const std::string& key);
 /// or ends in .yaml, .yml or .json.
 bool names_a_profile_path(const std::string& s);
 
+/// The file a `base:` value names, or "" when there is none: a path is taken relative to `file`'s directory;
+/// a stem is looked up next to `file` first (a user's own family of profiles), then in `profiles_dir`.
+std::string base_path(const std::string& value, const std::string& file, const std::string& profiles_dir);
+
 /// The profile text of `file` with its `base:` applied: the base profile's mapping (its own base applied
 /// first, at most kMaxHardwareBaseDepth files deep), overlaid key by key with this file's (mappings merge
 /// recursively; scalars and lists replace), less `base` and the base's name, source and provenance. A

@@ -127,6 +127,29 @@ TEST_CASE("validation cache: an edited profile is predicted afresh, not read fro
   CHECK(after.err == cold(args, "profile-cold").err);
 }
 
+TEST_CASE("validation cache: a profile's base outside the profiles directory keys the cache too") {
+  const std::string dir = scratch_dir() + "/profiles-derived";
+  copy_yaml_dir(source_path("hardware-profiles"), dir);
+  // gb200-nvl72 becomes a derived profile whose base lies outside the directory the key hashes as a whole.
+  const std::string outside = scratch_dir() + "/profiles-outside";
+  fs::remove_all(outside);
+  fs::create_directories(outside);
+  fs::rename(dir + "/gb200-nvl72.yaml", outside + "/gb200-shared.yaml");
+  std::ofstream(dir + "/gb200-nvl72.yaml", std::ios::binary)
+      << "name: gb200-nvl72\nsource: test\nbase: ../profiles-outside/gb200-shared.yaml\n";
+  ScopedEnv cache("XDG_CACHE_HOME", fresh_cache("outside"));
+  const std::string args = estimate(" --profiles-dir " + dir);
+  const CliResult before = ok(args);
+  const std::string path = outside + "/gb200-shared.yaml";
+  const std::string text = slurp(path);
+  const std::string edited = std::regex_replace(text, std::regex("hbm_bandwidth_gb_per_s: 8000"), "hbm_bandwidth_gb_per_s: 4000");
+  REQUIRE(edited != text);
+  std::ofstream(path, std::ios::binary) << edited;
+  const CliResult after = ok(args);
+  CHECK(after.err != before.err);
+  CHECK(after.err == cold(args, "outside-cold").err);
+}
+
 TEST_CASE("validation cache: a damaged cache file is ignored and rewritten, an unwritable directory only costs time") {
   const std::string xdg = fresh_cache("damaged");
   const CliResult reference = cold(estimate(), "damaged-reference");

@@ -8,8 +8,10 @@
 #include <fstream>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/io.h"
+#include "core/io_hardware_files.h"
 
 using namespace meshplan;
 namespace fs = std::filesystem;
@@ -213,4 +215,27 @@ TEST_CASE("derived profile: the shipped derived profiles equal their base but fo
   CHECK(h800.gemm_efficiency.size() == h100.gemm_efficiency.size());
   CHECK(h800.fp8_attention_speedups.size() == h100.fp8_attention_speedups.size());
   CHECK(h800.peak_flops == h100.peak_flops);
+}
+
+TEST_CASE("derived profile: the files a profile is read from, in order, for cache keys") {
+  Scratch s;
+  s.write("bases/test-base.yaml", kBase);
+  s.write("mid.yaml", "base: bases/test-base.yaml\ngpu:\n  memory_gb: 40\n");
+  const std::string top = s.write("top.yaml", "base: mid\n");
+  const std::vector<std::string> chain = hardware_profile_files(top, kProfiles);
+  REQUIRE(chain.size() == 3);
+  CHECK(chain[0] == top);
+  CHECK(fs::path(chain[1]).filename() == "mid.yaml");
+  CHECK(fs::equivalent(chain[2], s.dir / "bases/test-base.yaml"));
+  // A shipped stem resolves into the profiles directory; a profile without base is alone.
+  const std::string shipped = s.write("mine.yaml", "base: h100-80gb-sxm\n");
+  const std::vector<std::string> two = hardware_profile_files(shipped, kProfiles);
+  REQUIRE(two.size() == 2);
+  CHECK(fs::equivalent(two[1], fs::path(kProfiles) / "h100-80gb-sxm.yaml"));
+  CHECK(hardware_profile_files(kProfiles + "/h100-80gb-sxm.yaml", kProfiles).size() == 1);
+  // A missing base ends the list at the file naming it; a cycle ends it before repeating a file.
+  CHECK(hardware_profile_files(s.write("lost.yaml", "base: no-such-profile\n"), kProfiles).size() == 1);
+  s.write("x.yaml", "base: y\n");
+  s.write("y.yaml", "base: x\n");
+  CHECK(hardware_profile_files((s.dir / "x.yaml").string(), kProfiles).size() == 2);
 }
