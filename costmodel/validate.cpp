@@ -36,6 +36,9 @@ Problem run_problem(const ValidationSet& set, const ValidationRun& run, const Ha
   p.job.ac_policy = run.ac_policy;
   p.job.moe_imbalance = run.moe_imbalance;  // published expert load, where a source measured it (core/moe_load.h)
   p.job.moe_capacity_factor = run.moe_capacity_factor;
+  // A published run is costed as it ran: a TP group wider than a node (nanotron's 80B on TP 16) pays its
+  // inter-node collectives; keeping TP inside a node is the planner's rule, not a fact of the run.
+  p.job.allow_tp_across_nodes = true;
   return p;
 }
 

@@ -376,6 +376,32 @@ runs:
   CHECK(r.error().file.find("t.yaml") != std::string::npos);
 }
 
+TEST_CASE("a published TP group wider than a node is costed as it ran, with its collectives across nodes") {
+  // nanotron's 80B ran TP 16 over two 8-GPU nodes: validate predicts it (the planner keeps TP inside a node).
+  const std::string head = R"(
+hardware: h100-80gb-sxm
+models:
+  m: {n_embd: 4096, n_layer: 4, n_head: 32, vocab_size: 32000}
+runs:
+)";
+  auto hw = load_hardware("h100-80gb-sxm", kSource + "/hardware-profiles");
+  REQUIRE(hw.ok());
+  auto predict = [&](int tp) {
+    auto set = parse_validation(head + "  - {model: m, gpus: 16, tp: " + std::to_string(tp) + ", dp: " +
+                                    std::to_string(16 / tp) + ", global_batch: 16, sequence_parallel: true, iteration_s: 1}\n",
+                                "t.yaml");
+    REQUIRE(set.ok());
+    auto r = predict_set(set.value(), hw.value());
+    INFO((r.ok() ? std::string() : r.error().one_line()));
+    REQUIRE(r.ok());
+    return r.value().runs.front().estimate;
+  };
+  const StepEstimate inside = predict(8), across = predict(16);
+  CHECK(across.fits);
+  // Each TP collective now crosses the network: more TP time than at TP 8 inside the node, though half the data.
+  CHECK(across.time.tp_comm_s > inside.time.tp_comm_s);
+}
+
 TEST_CASE("Megatron-LM 2024 H100 table: every published layout fits, with the flags its README states") {
   // The README states --overlap-param-gather (which Megatron allows only with the distributed
   // optimizer: zero 1) and --tp-comm-overlap; Megatron-Core attends through TE's cuDNN kernel.
