@@ -201,6 +201,13 @@ struct FrameworkKnobs {
   /// torchtitan's [model] norm_type = "fused_rmsnorm" (a Triton kernel with its own backward,
   /// torchtitan/models/norms.py FusedRMSNorm at 1ea476e9f): the norms are fused even when eager.
   bool fused_rmsnorm = false;
+  /// Tensor parallelism without sequence parallelism: the backward all-reduce of a column-parallel
+  /// layer's input gradient runs asynchronously beside its weight-gradient GEMM (Megatron-LM's
+  /// LinearWithGradAccumulationAndAsyncAllreduce, on by default since it was added) and hides behind
+  /// it. false: the code of 2021-22 forks all-reduced it in the autograd backward of
+  /// copy_to_tensor_model_parallel_region, after the layer's backward, in the open (validation files'
+  /// `tp_async_allreduce: false`; costmodel/README.md "Synchronous TP all-reduce").
+  bool tp_async_allreduce = true;
   /// ZeRO-1 whose gradient reduction is an all-reduce, not a reduce-scatter: DeepSpeed's
   /// BF16_Optimizer (bf16 with ZERO_STAGE=0, Megatron-DeepSpeed's "its own zero stage 1
   /// equivalent") shards the fp32 optimizer state over DP but hands its whole fp32 gradient buffer

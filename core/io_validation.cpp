@@ -54,6 +54,7 @@ struct RunDefaults {
   std::string te_version;
   std::string moe_routing;
   int64_t ddp_bucket_size = 0;
+  bool tp_async_allreduce = true;
   std::optional<bool> forward_prefetch;
   std::string backward_prefetch;
   OptimizerStates optimizer_states;
@@ -98,13 +99,13 @@ const std::set<std::string> kRunKeys = {
     "model_code", "layers_per_stage", "mtp_layers", "moe_dispatcher", "recompute_modules", "cuda_graphs",
     "cudnn_version", "fp8_attention", "train_metric_cross_entropies", "precision_aware_optimizer", "main_params_dtype",
     "exp_avg_dtype", "exp_avg_sq_dtype", "te_version", "moe_imbalance", "moe_capacity_factor", "moe_routing",
-    "ddp_bucket_size"};
+    "ddp_bucket_size", "tp_async_allreduce"};
 const std::set<std::string> kFileKeys = {
     "source", "hardware", "dtype", "seq_len", "bytes_per_param", "flops_formula", "mfu_peak_tflops", "attention",
     "framework", "use", "fp8", "unpad_attention", "fp8_param_gather", "fused_kernel", "cross_entropy", "models",
     "runs", "forward_prefetch", "backward_prefetch", "model_code", "cudnn_version", "fp8_attention",
     "train_metric_cross_entropies", "precision_aware_optimizer", "main_params_dtype", "exp_avg_dtype",
-    "exp_avg_sq_dtype", "te_version", "moe_routing", "ddp_bucket_size"};
+    "exp_avg_sq_dtype", "te_version", "moe_routing", "ddp_bucket_size", "tp_async_allreduce"};
 
 // Levenshtein distance of two short keys (insertions, deletions, substitutions).
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -229,6 +230,8 @@ ValidationRun read_run(Reader& r, const YAML::Node& n, const std::string& path, 
     r.fail(path + ".ddp_bucket_size", std::to_string(run.ddp_bucket_size),
            run.ddp_bucket_size < 0 ? "must not be negative" : "is Megatron-Core's DDP bucket size; framework " + run.framework + " does not run it",
            "framework: megatron or nemo, or drop the key");
+  run.tp_async_allreduce = r.boolean(n, "tp_async_allreduce", path + ".tp_async_allreduce",
+                                     defaults.tp_async_allreduce, "true|false");
   run.dp_all_reduce = r.boolean(n, "dp_all_reduce", path + ".dp_all_reduce", false, "true|false");
   if (run.dp_all_reduce && run.zero_stage != 1)
     r.fail(path + ".dp_all_reduce", std::to_string(run.zero_stage), "is a ZeRO-1 reduction (zero: 1 only)",
@@ -421,6 +424,7 @@ static Result<ValidationSet> parse_validation_unguarded(const std::string& text,
   defaults.fp8_param_gather = r.boolean(root, "fp8_param_gather", "fp8_param_gather", false, "true|false");
   defaults.ddp_bucket_size = r.integer(root, "ddp_bucket_size", "ddp_bucket_size", int64_t{0},
                                        "parameters per Megatron-Core DDP bucket (DistributedDataParallelConfig.bucket_size)");
+  defaults.tp_async_allreduce = r.boolean(root, "tp_async_allreduce", "tp_async_allreduce", true, "true|false");
   defaults.fp8_attention = r.boolean(root, "fp8_attention", "fp8_attention", false, "true|false");
   defaults.fused_kernel = r.text(root, "fused_kernel", "fused_kernel", std::string(), kKernels);
   if (!defaults.fused_kernel.empty() && !parse_fused_kernel(defaults.fused_kernel))

@@ -65,6 +65,7 @@ struct ValidationRun {
   std::string fused_kernel;     // flash2 | flash1 | triton | cudnn; "" = the framework's (core/framework_knobs.h)
   std::optional<bool> torch_compile;  // torchtitan's compile: absent = its default (FrameworkKnobs::torch_compile)
   bool fused_rmsnorm = false;   // torchtitan's norm_type fused_rmsnorm (FrameworkKnobs::fused_rmsnorm)
+  bool tp_async_allreduce = true;  // `tp_async_allreduce:` false = the code of the run all-reduced dX synchronously (FrameworkKnobs)
   bool dp_all_reduce = false;   // ZeRO-1 gradients all-reduced (DeepSpeed BF16_Optimizer; FrameworkKnobs)
   int64_t ddp_bucket_size = 0; // `ddp_bucket_size:` Megatron-Core DDP bucket, parameters; 0 = its default (FrameworkKnobs)
   double dp_reduce_bytes = 0;   // `dp_reduce_dtype:` bf16|fp16 = 2, fp32 = 4; 0 = the convention's (FrameworkKnobs)

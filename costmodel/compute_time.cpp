@@ -212,7 +212,11 @@ static LayerComm tp_only_comm(const Problem& p, const ParallelConfig& cfg, const
     const double ar = all_reduce_s(hw, g, bytes);
     out.collective_s = ar;
     out.forward_s = 2.0 * ar;  // after the attention out-projection and after the MLP down-projection
-    out.backward_s = std::max(0.0, ar - c.qkv_dw_s) + std::max(0.0, ar - c.mlp_up_dw_s);
+    // The dX all-reduces of the QKV and MLP-up layers hide behind their dW GEMMs when issued async;
+    // a synchronous all-reduce (2021-22 forks) waits in the open after the layer's backward.
+    out.backward_s = p.job.knobs.tp_async_allreduce
+                         ? std::max(0.0, ar - c.qkv_dw_s) + std::max(0.0, ar - c.mlp_up_dw_s)
+                         : 2.0 * ar;
     out.hidden_s = 2.0 * ar - out.backward_s;
     out.recompute_s = policy_tp_recompute_s(p, cfg, out.forward_s, ar);  // costmodel/ac_policy.h
   } else {

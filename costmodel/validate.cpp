@@ -79,6 +79,7 @@ FrameworkKnobs run_framework(const ValidationRun& run) {
   k.optimizer_states = run.optimizer_states;
   if (run.torch_compile) k.torch_compile = *run.torch_compile;  // torchtitan's `compile:` when given
   k.fused_rmsnorm = run.fused_rmsnorm;
+  k.tp_async_allreduce = run.tp_async_allreduce;
   k.dp_all_reduce = run.dp_all_reduce;
   k.dp_reduce_bytes = run.dp_reduce_bytes;
   k.ddp_bucket_params = static_cast<double>(run.ddp_bucket_size);

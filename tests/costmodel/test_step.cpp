@@ -208,6 +208,30 @@ TEST_CASE("hidden communication slows compute by kOverlapComputeSlowdown of its 
         Approx(48 * kOverlapComputeSlowdown * comm.hidden_s).epsilon(1e-6));
 }
 
+TEST_CASE("synchronous TP all-reduce: both backward all-reduces in the open, none hidden, 2 x all_reduce_s more per layer") {
+  // 2021-22 forks all-reduced dX after the layer's backward (validation key tp_async_allreduce: false).
+  Problem p = meshplan_test::problem(meshplan_test::gpt(6144, 48, 64), 8, 4, 2048);
+  ParallelConfig c = config(8, 1, 1, 4, 1);
+  c.recompute = Recompute::Full;
+  const LayerCompute lc = layer_compute(p, c);
+  const LayerComm async_comm = layer_tp_comm(p, c, lc);
+  REQUIRE(async_comm.hidden_s > 0);
+  p.job.knobs.tp_async_allreduce = false;
+  const LayerComm sync_comm = layer_tp_comm(p, c, lc);
+  const double ar = all_reduce_s(p.hardware, place_group(p.hardware, 8, 1), 2.0 * 4 * 2048 * 6144);
+  CHECK(sync_comm.backward_s == Approx(2.0 * ar));
+  CHECK(sync_comm.hidden_s == 0.0);
+  CHECK(sync_comm.forward_s == Approx(async_comm.forward_s));    // the forward's all-reduces were always open
+  CHECK(sync_comm.recompute_s == Approx(async_comm.recompute_s));
+  CHECK(sync_comm.backward_s > async_comm.backward_s);
+  // Under sequence parallelism the knob does not apply (reduce-scatter / all-gather path).
+  c.sequence_parallel = true;
+  const LayerComm sp_sync = layer_tp_comm(p, c, layer_compute(p, c));
+  p.job.knobs.tp_async_allreduce = true;
+  const LayerComm sp_async = layer_tp_comm(p, c, layer_compute(p, c));
+  CHECK(sp_sync.backward_s == Approx(sp_async.backward_s));
+}
+
 TEST_CASE("estimate_step's memoised stage classes equal per-stage dp_comm and optimizer (reference)") {
   Problem p = meshplan_test::problem(meshplan_test::gpt(12288, 95, 96), 512, 512, 2048);
   for (int zero = 0; zero <= 3; ++zero) {

@@ -511,6 +511,28 @@ TEST_CASE("activation_offload_layers is read for megatron and nemo runs, refused
   CHECK(seen);
 }
 
+TEST_CASE("tp_async_allreduce is read from the file and per run, true by default, and reaches the knobs") {
+  auto plain = parse_validation(one_run_with("recompute: none") + "megatron}\n", "t.yaml");
+  REQUIRE(plain.ok());
+  CHECK(plain.value().runs[0].tp_async_allreduce);
+  CHECK(run_framework(plain.value().runs[0]).tp_async_allreduce);
+  std::string file = one_run_with("recompute: none") + "megatron-deepspeed}\n";
+  file.insert(file.find("models:"), "tp_async_allreduce: false\n");
+  auto off = parse_validation(file, "t.yaml");
+  INFO((off.ok() ? std::string() : off.error().one_line()));
+  REQUIRE(off.ok());
+  CHECK_FALSE(off.value().runs[0].tp_async_allreduce);
+  CHECK_FALSE(run_framework(off.value().runs[0]).tp_async_allreduce);
+  std::string back = one_run_with("tp_async_allreduce: true") + "megatron-deepspeed}\n";
+  back.insert(back.find("models:"), "tp_async_allreduce: false\n");
+  auto on = parse_validation(back, "t.yaml");
+  REQUIRE(on.ok());
+  CHECK(on.value().runs[0].tp_async_allreduce);
+  auto bad = parse_validation(one_run_with("tp_async_allreduce: 2") + "megatron}\n", "t.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "runs[0].tp_async_allreduce");
+}
+
 TEST_CASE("fp8_param_gather is read per run and from the file, and reaches the run's framework knobs") {
   auto on = parse_validation(one_run_with("fp8_param_gather: true") + "megatron}\n", "t.yaml");
   REQUIRE(on.ok());
