@@ -11,6 +11,7 @@
 #include "planner/cp_space.h"
 #include "planner/diagnose.h"
 #include "planner/plan_table.h"
+#include "planner/pipeline_balance.h"
 #include "planner/search.h"
 #include "test_search_fixtures.h"
 
@@ -155,10 +156,27 @@ int check_published_runs(int part, int parts) {
       };
       const std::string published_text = without_split(published.config);
       const std::vector<int> published_layers = layers_per_chunk(p.model, published.config);
+      bool layout_in_space = false;  // everything but the split
       for_each_config(p, opt.space, [&](const ParallelConfig& c, Reason why, int64_t) {
         if (why != Reason::None || in_space) return;
-        in_space = without_split(c) == published_text && layers_per_chunk(p.model, c) == published_layers;
+        const bool same = without_split(c) == published_text;
+        layout_in_space = layout_in_space || same;
+        in_space = same && layers_per_chunk(p.model, c) == published_layers;
       });
+      // The planner names three splits (even, head-balanced, Megatron's embedding-and-loss); a split a team
+      // picked by hand (BigScience's 7 x 11 + 1 over 78 layers) is not one of them: its layout must be.
+      ParallelConfig even = published.config;
+      even.layers_per_stage.clear();
+      const int v = std::max(1, published.config.virtual_stages);
+      const bool named_split = published.config.layers_per_stage.empty() ||
+                               published_layers == layers_per_chunk(p.model, even) ||
+                               published_layers == balanced_layers_per_chunk(p, published.config.pp, v) ||
+                               published_layers == embedding_loss_layers_per_chunk(p.model, published.config.pp, v);
+      if (!named_split && !in_space) {
+        std::printf("%s: published split is not one the planner names; its layout is %sin the space\n",
+                    run.label.c_str(), layout_in_space ? "" : "NOT ");
+        in_space = layout_in_space;
+      }
       std::printf("%s: published %s step %.3f s (%s, rank %lld of %lld fitting); planner's best %s "
                   "step %.3f s\n",
                   run.label.c_str(), describe_config(published.config).c_str(),
