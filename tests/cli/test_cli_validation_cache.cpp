@@ -72,6 +72,19 @@ void copy_yaml_dir(const std::string& from, const std::string& to) {
     if (e.path().extension() == ".yaml") fs::copy_file(e.path(), fs::path(to) / e.path().filename());
 }
 
+// Halves the GB200's HBM bandwidth in the profile file at `path` (every GB200 run slower, so that profile's
+// note changes), then checks `args` prints a new note, the one a cold run prints.
+void halve_gb200_hbm_and_expect_new_note(const std::string& path, const std::string& args, const CliResult& before,
+                                         const std::string& cold_name) {
+  const std::string text = slurp(path);
+  const std::string edited = std::regex_replace(text, std::regex("hbm_bandwidth_gb_per_s: 8000"), "hbm_bandwidth_gb_per_s: 4000");
+  REQUIRE(edited != text);
+  std::ofstream(path, std::ios::binary) << edited;
+  const CliResult after = ok(args);
+  CHECK(after.err != before.err);
+  CHECK(after.err == cold(args, cold_name).err);
+}
+
 }  // namespace
 
 TEST_CASE("validation cache: the warm run prints the cold run's bytes and the cache file is what it read") {
@@ -116,15 +129,7 @@ TEST_CASE("validation cache: an edited profile is predicted afresh, not read fro
   ScopedEnv cache("XDG_CACHE_HOME", fresh_cache("profile"));
   const std::string args = estimate(" --profiles-dir " + dir);
   const CliResult before = ok(args);
-  // Half the GB200's HBM bandwidth: every GB200 run slower, so that profile's note changes.
-  const std::string path = dir + "/gb200-nvl72.yaml";
-  const std::string text = slurp(path);
-  const std::string edited = std::regex_replace(text, std::regex("hbm_bandwidth_gb_per_s: 8000"), "hbm_bandwidth_gb_per_s: 4000");
-  REQUIRE(edited != text);
-  std::ofstream(path, std::ios::binary) << edited;
-  const CliResult after = ok(args);
-  CHECK(after.err != before.err);
-  CHECK(after.err == cold(args, "profile-cold").err);
+  halve_gb200_hbm_and_expect_new_note(dir + "/gb200-nvl72.yaml", args, before, "profile-cold");
 }
 
 TEST_CASE("validation cache: a profile's base outside the profiles directory keys the cache too") {
@@ -140,14 +145,7 @@ TEST_CASE("validation cache: a profile's base outside the profiles directory key
   ScopedEnv cache("XDG_CACHE_HOME", fresh_cache("outside"));
   const std::string args = estimate(" --profiles-dir " + dir);
   const CliResult before = ok(args);
-  const std::string path = outside + "/gb200-shared.yaml";
-  const std::string text = slurp(path);
-  const std::string edited = std::regex_replace(text, std::regex("hbm_bandwidth_gb_per_s: 8000"), "hbm_bandwidth_gb_per_s: 4000");
-  REQUIRE(edited != text);
-  std::ofstream(path, std::ios::binary) << edited;
-  const CliResult after = ok(args);
-  CHECK(after.err != before.err);
-  CHECK(after.err == cold(args, "outside-cold").err);
+  halve_gb200_hbm_and_expect_new_note(outside + "/gb200-shared.yaml", args, before, "outside-cold");
 }
 
 TEST_CASE("validation cache: a damaged cache file is ignored and rewritten, an unwritable directory only costs time") {
